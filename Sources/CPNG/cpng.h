@@ -1,0 +1,3 @@
+// Umbrella header for libpng 1.6.
+#pragma once
+#include <png.h>

@@ -1,0 +1,60 @@
+/// A destination for captured samples: an encoder writing a file, raw files, a closure, a plugin.
+///
+/// Lifecycle: `open` once with the negotiated formats, then `consume` for every sample in timestamp order
+/// per stream, then `close` exactly once, also after an error (so a file is always finalized and playable).
+/// A video format change mid-stream arrives as `formatChanged` before the first frame in the new format.
+///
+/// Threading: every method is called on the recorder's delivery thread, never on PipeWire's data thread, and
+/// never concurrently. A sink may block (encode, write) but then frames queue up and are dropped by the
+/// delivery policy; heavy sinks should run their own bounded queue.
+public protocol CaptureSink: AnyObject, Sendable {
+    /// A short id such as `encoder`, `raw`, `callback`.
+    var id: String { get }
+    /// Called once, before the first sample, with the formats known at that point.
+    func open(_ context: SinkContext) throws(SinkError)
+    /// A video frame or audio chunk, in order.
+    func consume(_ sample: CaptureSample) throws(SinkError)
+    /// The video format changed (a resize); the next frames use `format`.
+    func formatChanged(_ format: VideoFormat) throws(SinkError)
+    /// Flush and finalize. Always called exactly once, whether or not `open` or `consume` threw.
+    func close() throws(SinkError) -> SinkResult
+}
+
+extension CaptureSink {
+    public func formatChanged(_ format: VideoFormat) throws(SinkError) {}
+}
+
+/// What a sink is opened with.
+public struct SinkContext: Sendable {
+    /// The video format, when the recording has video.
+    public var video: VideoFormat?
+    /// The audio format, when the recording has a microphone (or system audio) stream.
+    public var audio: AudioFormat?
+    /// Where file sinks write: a file path, or a directory for sinks that write several files.
+    public var output: String?
+    /// `CLOCK_MONOTONIC` time (ns) that counts as zero in the output's timeline.
+    public var startTime: UInt64
+
+    public init(video: VideoFormat?, audio: AudioFormat?, output: String?, startTime: UInt64) {
+        self.video = video
+        self.audio = audio
+        self.output = output
+        self.startTime = startTime
+    }
+}
+
+/// What a sink wrote.
+public struct SinkResult: Sendable, Equatable {
+    /// Files written, in the order a user should look at them.
+    public var files: [String]
+    public var videoFrames: Int
+    public var audioFrames: Int
+    public var bytesWritten: Int64
+
+    public init(files: [String] = [], videoFrames: Int = 0, audioFrames: Int = 0, bytesWritten: Int64 = 0) {
+        self.files = files
+        self.videoFrames = videoFrames
+        self.audioFrames = audioFrames
+        self.bytesWritten = bytesWritten
+    }
+}

@@ -1,0 +1,40 @@
+/// Why a sink failed. Each case says what happened and, where a user can act, how to fix it.
+public enum SinkError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The disk (or quota) is full; what was written so far has been finalized.
+    case insufficientStorage(path: String)
+    /// The output cannot be created or written.
+    case filePermissions(path: String, reason: String)
+    /// An option the sink does not know, or a bad value (`encoder:crf=abc`).
+    case invalidOption(sink: String, option: String, reason: String)
+    /// The sink cannot take this input (pixel format, codec not built into FFmpeg...).
+    case unsupported(sink: String, reason: String)
+    /// A sink id nobody registered.
+    case unknownSink(id: String, known: [String])
+    /// The policy's allowed-sinks list excludes this sink.
+    case notAllowed(id: String)
+    /// A plugin file that was refused or failed to load.
+    case pluginRejected(path: String, reason: String)
+    /// Anything else, with the failing call (e.g. `avcodec_open2`) and its message.
+    case failed(sink: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .insufficientStorage(let path):
+            "no space left while writing \(path); free some space or choose another output directory"
+        case .filePermissions(let path, let reason):
+            "cannot write \(path): \(reason); choose a writable output path"
+        case .invalidOption(let sink, let option, let reason):
+            "sink '\(sink)': option '\(option)': \(reason)"
+        case .unsupported(let sink, let reason):
+            "sink '\(sink)': \(reason)"
+        case .unknownSink(let id, let known):
+            "unknown sink '\(id)'; known sinks: \(known.joined(separator: ", ")) (see `pwrecord sinks`)"
+        case .notAllowed(let id):
+            "sink '\(id)' is not allowed by the recording policy; ask your administrator or use an allowed sink"
+        case .pluginRejected(let path, let reason):
+            "plugin \(path) was not loaded: \(reason)"
+        case .failed(let sink, let reason):
+            "sink '\(sink)' failed: \(reason)"
+        }
+    }
+}

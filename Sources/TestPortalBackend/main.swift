@@ -1,0 +1,1 @@
+print("pwrecord-test-portal: not yet implemented")

@@ -1,0 +1,2 @@
+import PortalCapture
+print("pwrecord: not yet implemented")

@@ -1,0 +1,2 @@
+import Testing
+@Test("the PluginsTests target builds") func builds() { #expect(Bool(true)) }

@@ -1,0 +1,2 @@
+import Testing
+@Test("the pwrecordTests target builds") func builds() { #expect(Bool(true)) }
