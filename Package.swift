@@ -36,6 +36,6 @@ let package = Package(
 
         .testTarget(name: "PortalCaptureTests", dependencies: ["PortalCapture", "PortalTestSupport", "CPipeWire", "CDBus"]),
         .testTarget(name: "PluginsTests", dependencies: ["Plugins", "PortalCapture", "PortalTestSupport"]),
-        .testTarget(name: "pwrecordTests", dependencies: ["PortalCapture", "PortalTestSupport"]),
+        .testTarget(name: "pwrecordTests", dependencies: ["pwrecord", "PortalCapture", "PortalTestSupport"]),
     ]
 )

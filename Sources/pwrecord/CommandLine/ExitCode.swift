@@ -1,0 +1,29 @@
+/// `pwrecord`'s exit statuses, documented in `--help` and the README.
+enum ExitCode: Int32, CaseIterable {
+    case success = 0
+    /// Anything that went wrong at run time.
+    case failure = 1
+    /// The command line was wrong.
+    case usage = 2
+    /// The user declined the portal's consent dialog.
+    case declined = 3
+    /// The recording policy disallows it.
+    case disabledByPolicy = 4
+    /// No portal (xdg-desktop-portal with a ScreenCast backend) or no PipeWire.
+    case unavailable = 5
+
+    var meaning: String {
+        switch self {
+        case .success: "success"
+        case .failure: "failure"
+        case .usage: "usage error (bad arguments)"
+        case .declined: "declined by the user"
+        case .disabledByPolicy: "disabled by the recording policy"
+        case .unavailable: "unavailable: no screen-cast portal or no PipeWire"
+        }
+    }
+
+    static var helpText: String {
+        "EXIT CODES:\n" + allCases.map { "  \($0.rawValue)  \($0.meaning)" }.joined(separator: "\n")
+    }
+}

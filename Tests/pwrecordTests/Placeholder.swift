@@ -1,2 +1,0 @@
-import Testing
-@Test("the pwrecordTests target builds") func builds() { #expect(Bool(true)) }
