@@ -1,0 +1,78 @@
+import Foundation
+
+/// Remembered consent: the portal's `restore_token` per app id, with the time it was issued, kept in
+/// `$XDG_STATE_HOME/pwrecord/restore-tokens/<app-id>` (directory 0700, file 0600). A token older than the
+/// consent memory is not handed out (ReplayKit remembers a choice for a few minutes; the policy's
+/// `consent-memory` says how long here).
+public struct RestoreTokenStore: Sendable {
+    public struct Entry: Sendable, Equatable {
+        public var token: String
+        public var issued: Date
+    }
+
+    public let directory: URL
+
+    /// `directory` defaults to `$XDG_STATE_HOME/pwrecord/restore-tokens` (`~/.local/state/...`).
+    public init(directory: URL? = nil) {
+        self.directory = directory ?? RestoreTokenStore.defaultDirectory()
+    }
+
+    static func defaultDirectory() -> URL {
+        let env = ProcessInfo.processInfo.environment
+        let state = env["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (FileManager.default.homeDirectoryForCurrentUser.path + "/.local/state")
+        return URL(fileURLWithPath: state).appendingPathComponent("pwrecord/restore-tokens")
+    }
+
+    /// The token for `appID` if it is younger than `maxAge`; an older one is deleted and nil returned.
+    public func token(for appID: String, maxAge: TimeInterval, now: Date = Date()) -> String? {
+        guard let entry = entry(for: appID) else { return nil }
+        if now.timeIntervalSince(entry.issued) > maxAge || entry.issued > now.addingTimeInterval(60) {
+            remove(for: appID)
+            return nil
+        }
+        return entry.token
+    }
+
+    /// The stored entry, whatever its age.
+    public func entry(for appID: String) -> Entry? {
+        guard let url = fileURL(for: appID), let data = try? Data(contentsOf: url),
+              let text = String(data: data, encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n")
+        guard lines.count >= 2, let seconds = Double(lines[0]) else { return nil }
+        return Entry(token: String(lines[1]), issued: Date(timeIntervalSince1970: seconds))
+    }
+
+    /// Stores `token` for `appID`, issued `now`. Written atomically with mode 0600 in a 0700 directory.
+    public func store(_ token: String, for appID: String, now: Date = Date()) throws {
+        guard let url = fileURL(for: appID), !token.contains("\n") else { return }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        _ = chmod(directory.path, 0o700)
+        let tmp = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        let body = "\(now.timeIntervalSince1970)\n\(token)\n"
+        let fd = open(tmp.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: tmp.path]) }
+        let ok = body.utf8CString.withUnsafeBufferPointer { buf in
+            write(fd, buf.baseAddress, buf.count - 1) == buf.count - 1
+        }
+        close(fd)
+        guard ok, rename(tmp.path, url.path) == 0 else {
+            unlink(tmp.path)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+    }
+
+    /// Forgets the token for `appID` (refused or unusable tokens are dropped this way).
+    public func remove(for appID: String) {
+        if let url = fileURL(for: appID) { unlink(url.path) }
+    }
+
+    /// App ids become file names; anything but `[A-Za-z0-9._-]` is refused so an id cannot escape the directory.
+    private func fileURL(for appID: String) -> URL? {
+        guard !appID.isEmpty, !appID.hasPrefix("."),
+              appID.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._-".unicodeScalars.contains($0) })
+        else { return nil }
+        return directory.appendingPathComponent(appID)
+    }
+}

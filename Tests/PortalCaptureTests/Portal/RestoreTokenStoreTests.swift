@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+@testable import PortalCapture
+
+@Suite("Remembered consent (restore tokens)")
+struct RestoreTokenStoreTests {
+    func makeStore() -> RestoreTokenStore {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)/pwrecord/restore-tokens")
+        return RestoreTokenStore(directory: dir)
+    }
+
+    @Test("a stored token is returned while it is younger than the consent memory")
+    func freshTokenIsReturned() throws {
+        let store = makeStore()
+        let t0 = Date(timeIntervalSince1970: 1_000_000)
+        try store.store("tok-123", for: "org.example.App", now: t0)
+        #expect(store.token(for: "org.example.App", maxAge: 480, now: t0.addingTimeInterval(479)) == "tok-123")
+    }
+
+    @Test("an expired token is not sent and is forgotten")
+    func expiredTokenIsDropped() throws {
+        let store = makeStore()
+        let t0 = Date(timeIntervalSince1970: 1_000_000)
+        try store.store("tok-123", for: "app", now: t0)
+        #expect(store.token(for: "app", maxAge: 480, now: t0.addingTimeInterval(481)) == nil)
+        #expect(store.entry(for: "app") == nil)
+    }
+
+    @Test("tokens are private: directory 0700, file 0600")
+    func tokensArePrivate() throws {
+        let store = makeStore()
+        try store.store("secret", for: "app")
+        let dirMode = try FileManager.default.attributesOfItem(atPath: store.directory.path)[.posixPermissions] as? Int
+        let fileMode = try FileManager.default.attributesOfItem(atPath: store.directory.appendingPathComponent("app").path)[.posixPermissions] as? Int
+        #expect(dirMode == 0o700)
+        #expect(fileMode == 0o600)
+    }
+
+    @Test("an app id cannot name a file outside the store", arguments: ["../evil", "", ".hidden", "a/b"])
+    func appIDsCannotEscape(appID: String) throws {
+        let store = makeStore()
+        try store.store("tok", for: appID)
+        #expect(store.entry(for: appID) == nil)
+    }
+}
+
+@Suite("Handle tokens")
+struct HandleTokenTests {
+    @Test("random tokens are valid object path elements and differ")
+    func randomTokensAreValid() {
+        let a = HandleToken.random(), b = HandleToken.random()
+        #expect(HandleToken(a.value) != nil)
+        #expect(a != b)
+    }
+
+    @Test("tokens outside [A-Za-z0-9_] are refused", arguments: ["", "a-b", "a.b", "a/b", "ä"])
+    func invalidTokensAreRefused(text: String) {
+        #expect(HandleToken(text) == nil)
+    }
+}
