@@ -1,0 +1,55 @@
+/// Why a recording could not start or did not finish, with ReplayKit-like codes (`RPRecordingErrorCode`).
+/// Each description tells the user what to do.
+public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The user declined the portal's consent dialog. Not a failure: nothing was created.
+    case userDeclined
+    /// The recording policy does not allow it; `reason` says which rule (`file:line: ...`).
+    case disabled(reason: String)
+    /// The portal or PipeWire could not start the capture.
+    case failedToStart(reason: String)
+    /// The recording failed while running; what was recorded so far is kept.
+    case failed(reason: String)
+    /// The session was closed or PipeWire went away mid-recording; what was recorded so far is kept.
+    case interrupted(reason: String)
+    /// The disk is full; what was recorded so far is kept.
+    case insufficientStorage(path: String)
+    /// The output cannot be written.
+    case filePermissions(path: String, reason: String)
+    case attemptToStartInRecordingState
+    case attemptToStopNonRecording
+    /// A bad option (a crop outside the screen, an fps of 0, an unknown codec...).
+    case invalidParameter(String)
+    /// No screen-cast portal on the session bus, or no PipeWire.
+    case portalUnavailable(reason: String)
+    /// The running portal or this build cannot do what was asked.
+    case unsupported(String)
+
+    public var description: String {
+        switch self {
+        case .userDeclined:
+            "recording was declined in the desktop's dialog; run the command again and choose a screen or window to share"
+        case .disabled(let reason):
+            "recording is disabled by policy: \(reason); ask your administrator (see 'pwrecord policy explain')"
+        case .failedToStart(let reason):
+            "recording could not start: \(reason)"
+        case .failed(let reason):
+            "recording failed: \(reason); what was recorded so far has been kept"
+        case .interrupted(let reason):
+            "recording was interrupted: \(reason); what was recorded so far has been kept"
+        case .insufficientStorage(let path):
+            "no space left on the device for \(path); free some space or record to another place (what was recorded so far has been kept)"
+        case .filePermissions(let path, let reason):
+            "cannot write \(path): \(reason); choose a writable output path"
+        case .attemptToStartInRecordingState:
+            "a recording is already running; stop it first"
+        case .attemptToStopNonRecording:
+            "no recording is running"
+        case .invalidParameter(let what):
+            "invalid parameter: \(what)"
+        case .portalUnavailable(let reason):
+            "screen recording is unavailable: \(reason)"
+        case .unsupported(let what):
+            "not supported: \(what)"
+        }
+    }
+}

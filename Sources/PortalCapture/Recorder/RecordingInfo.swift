@@ -1,0 +1,30 @@
+import Foundation
+
+/// What is known about a finished recording, stored beside it as JSON (`info.json`).
+public struct RecordingInfo: Sendable, Codable, Equatable {
+    public var appID: String
+    /// The media file's name inside the app's store directory.
+    public var fileName: String
+    public var created: Date
+    /// Seconds of media, from the first to the last sample.
+    public var duration: Double
+    public var videoFormat: VideoFormat?
+    public var audioFormat: AudioFormat?
+    public var videoFrames: Int
+    public var droppedFrames: Int
+    /// Set when the recording ended with an error (`interrupted`, `insufficientStorage`...).
+    public var endedWithError: String?
+
+    public init(appID: String, fileName: String, created: Date, duration: Double, videoFormat: VideoFormat?,
+                audioFormat: AudioFormat?, videoFrames: Int, droppedFrames: Int, endedWithError: String? = nil) {
+        self.appID = appID
+        self.fileName = fileName
+        self.created = created
+        self.duration = duration
+        self.videoFormat = videoFormat
+        self.audioFormat = audioFormat
+        self.videoFrames = videoFrames
+        self.droppedFrames = droppedFrames
+        self.endedWithError = endedWithError
+    }
+}

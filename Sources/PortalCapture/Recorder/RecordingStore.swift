@@ -1,0 +1,128 @@
+import Foundation
+
+/// Where each app's one kept recording lives (ReplayKit keeps one recording per app for the preview):
+/// `$XDG_STATE_HOME/pwrecord/recordings/<app-id>/` (0700), holding the media file (0600) and `info.json`.
+///
+/// A recording in progress is written to a pending file in the same directory; `keep(_:)` makes it the kept
+/// one and removes the previous kept recording, which the recorder does only once the new recording has
+/// started successfully.
+public struct RecordingStore: Sendable {
+    public let root: URL
+
+    public init(root: URL? = nil) {
+        self.root = root ?? RecordingStore.defaultRoot()
+    }
+
+    static func defaultRoot() -> URL {
+        let env = ProcessInfo.processInfo.environment
+        let state = env["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (FileManager.default.homeDirectoryForCurrentUser.path + "/.local/state")
+        return URL(fileURLWithPath: state).appendingPathComponent("pwrecord/recordings")
+    }
+
+    /// The app's private directory, created 0700 (and its parents 0700) when missing.
+    public func directory(for appID: String) throws(RecordingError) -> URL {
+        guard Self.isValidAppID(appID) else { throw .invalidParameter("app id '\(appID)' (use letters, digits, '.', '_' and '-')") }
+        let dir = root.appendingPathComponent(appID)
+        do {
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .filePermissions(path: dir.path, reason: "cannot create the recordings directory")
+        }
+        for url in [root.deletingLastPathComponent(), root, dir] { _ = chmod(url.path, 0o700) }
+        return dir
+    }
+
+    /// A new pending media file (created empty, 0600) for a recording about to start.
+    public func makePendingFile(for appID: String, fileExtension: String) throws(RecordingError) -> URL {
+        let dir = try directory(for: appID)
+        let stamp = Int(Date().timeIntervalSince1970 * 1000)
+        let url = dir.appendingPathComponent("pending-\(stamp)-\(getpid()).\(fileExtension)")
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .filePermissions(path: url.path, reason: String(cString: strerror(errno))) }
+        close(fd)
+        return url
+    }
+
+    /// Makes `pendingFile` the app's kept recording, replacing (deleting) the previous one.
+    public func keep(_ pendingFile: URL, info: RecordingInfo) throws(RecordingError) -> Recording {
+        let dir = pendingFile.deletingLastPathComponent()
+        let previous = kept(for: info.appID)
+        let name = "recording-\(Int(info.created.timeIntervalSince1970)).\(pendingFile.pathExtension)"
+        let target = dir.appendingPathComponent(name)
+        if target.path != pendingFile.path {
+            guard rename(pendingFile.path, target.path) == 0 else {
+                throw .filePermissions(path: target.path, reason: String(cString: strerror(errno)))
+            }
+        }
+        var info = info
+        info.fileName = name
+        // info.json keeps whole seconds (ISO 8601); keep the in-memory value identical to what is read back.
+        info.created = Date(timeIntervalSince1970: info.created.timeIntervalSince1970.rounded(.down))
+        try writeInfo(info, in: dir)
+        if let previous, previous.file.path != target.path { unlink(previous.file.path) }
+        return Recording(file: target, info: info, store: self)
+    }
+
+    /// Updates the stored info of the kept recording (e.g. its final duration after stop).
+    public func update(_ info: RecordingInfo) throws(RecordingError) {
+        try writeInfo(info, in: try directory(for: info.appID))
+    }
+
+    /// The app's kept recording, if any.
+    public func kept(for appID: String) -> Recording? {
+        guard Self.isValidAppID(appID) else { return nil }
+        let dir = root.appendingPathComponent(appID)
+        guard let data = try? Data(contentsOf: dir.appendingPathComponent("info.json")),
+              let info = try? Self.decoder.decode(RecordingInfo.self, from: data) else { return nil }
+        let file = dir.appendingPathComponent(info.fileName)
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        return Recording(file: file, info: info, store: self)
+    }
+
+    /// Deletes the kept recording and its info.
+    public func discard(appID: String) {
+        guard let kept = kept(for: appID) else { return }
+        unlink(kept.file.path)
+        unlink(kept.file.deletingLastPathComponent().appendingPathComponent("info.json").path)
+    }
+
+    /// Removes a pending file (a recording that never started).
+    public func removePending(_ url: URL) { unlink(url.path) }
+
+    private func writeInfo(_ info: RecordingInfo, in dir: URL) throws(RecordingError) {
+        let url = dir.appendingPathComponent("info.json")
+        let tmp = dir.appendingPathComponent(".info.json.\(getpid())")
+        do {
+            let data = try Self.encoder.encode(info)
+            guard FileManager.default.createFile(atPath: tmp.path, contents: data, attributes: [.posixPermissions: 0o600]),
+                  rename(tmp.path, url.path) == 0 else {
+                throw RecordingError.filePermissions(path: url.path, reason: String(cString: strerror(errno)))
+            }
+        } catch let error as RecordingError {
+            throw error
+        } catch {
+            throw .failed(reason: "cannot encode recording info: \(error)")
+        }
+    }
+
+    static func isValidAppID(_ id: String) -> Bool {
+        !id.isEmpty && !id.hasPrefix(".") && id.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2E || c == 0x5F || c == 0x2D
+        }
+    }
+
+    private static let encoder: JSONEncoder = {
+        let e = JSONEncoder()
+        e.outputFormatting = [.prettyPrinted, .sortedKeys]
+        e.dateEncodingStrategy = .iso8601
+        return e
+    }()
+
+    private static let decoder: JSONDecoder = {
+        let d = JSONDecoder()
+        d.dateDecodingStrategy = .iso8601
+        return d
+    }()
+}

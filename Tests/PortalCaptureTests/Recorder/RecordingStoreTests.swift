@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import PortalCapture
+
+@Suite("The kept recording")
+struct RecordingStoreTests {
+    let base = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
+    var store: RecordingStore { RecordingStore(root: base.appendingPathComponent("state/pwrecord/recordings")) }
+
+    func info(_ app: String, created: Date = Date()) -> RecordingInfo {
+        RecordingInfo(appID: app, fileName: "", created: created, duration: 2, videoFormat: nil, audioFormat: nil,
+                      videoFrames: 60, droppedFrames: 0)
+    }
+
+    func pending(_ app: String, bytes: String) throws -> URL {
+        let url = try store.makePendingFile(for: app, fileExtension: "mkv")
+        try Data(bytes.utf8).write(to: url)
+        return url
+    }
+
+    func mode(_ path: String) throws -> Int {
+        try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+    }
+
+    @Test("a kept recording is private: file 0600 in a 0700 directory")
+    func keptRecordingIsPrivate() throws {
+        let rec = try store.keep(try pending("app", bytes: "one"), info: info("app"))
+        #expect(try mode(rec.file.path) == 0o600)
+        #expect(try mode(rec.file.deletingLastPathComponent().path) == 0o700)
+        #expect(store.kept(for: "app") == rec)
+    }
+
+    @Test("keeping a new recording replaces the previous one")
+    func newRecordingReplacesPrevious() throws {
+        let first = try store.keep(try pending("app", bytes: "one"), info: info("app", created: Date(timeIntervalSince1970: 1000)))
+        let second = try store.keep(try pending("app", bytes: "two"), info: info("app", created: Date(timeIntervalSince1970: 2000)))
+        #expect(!FileManager.default.fileExists(atPath: first.file.path))
+        #expect(try String(contentsOf: store.kept(for: "app")!.file, encoding: .utf8) == "two")
+        #expect(store.kept(for: "app") == second)
+    }
+
+    @Test("a pending recording does not touch the kept one until it is kept")
+    func pendingLeavesKeptAlone() throws {
+        _ = try store.keep(try pending("app", bytes: "one"), info: info("app"))
+        let p = try pending("app", bytes: "two")
+        #expect(try String(contentsOf: store.kept(for: "app")!.file, encoding: .utf8) == "one")
+        store.removePending(p)
+        #expect(try String(contentsOf: store.kept(for: "app")!.file, encoding: .utf8) == "one")
+    }
+
+    @Test("save copies atomically and never overwrites unless asked")
+    func saveNeverOverwritesUnlessAsked() throws {
+        let rec = try store.keep(try pending("app", bytes: "movie"), info: info("app"))
+        let dest = base.appendingPathComponent("out.mkv")
+        try rec.save(to: dest)
+        #expect(try String(contentsOf: dest, encoding: .utf8) == "movie")
+        #expect(try mode(dest.path) == 0o600)
+        try Data("other".utf8).write(to: dest)
+        #expect(throws: RecordingError.filePermissions(path: dest.path, reason: "the file exists (use --force to replace it)")) {
+            try rec.save(to: dest)
+        }
+        #expect(try String(contentsOf: dest, encoding: .utf8) == "other")
+        try rec.save(to: dest, overwrite: true)
+        #expect(try String(contentsOf: dest, encoding: .utf8) == "movie")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: base.path).filter { $0.hasPrefix(".") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test("discard deletes the kept recording")
+    func discardDeletes() throws {
+        let rec = try store.keep(try pending("app", bytes: "x"), info: info("app"))
+        rec.discard()
+        #expect(store.kept(for: "app") == nil)
+        #expect(!FileManager.default.fileExists(atPath: rec.file.path))
+    }
+
+    @Test("an app id that could escape the store is refused")
+    func badAppIDIsRefused() {
+        #expect(throws: RecordingError.self) { _ = try store.directory(for: "../x") }
+    }
+}
