@@ -1,0 +1,62 @@
+/// What to record, as a value built fluently: `RecordingOptions().source(.window).microphone(true).fps(60)`.
+public struct RecordingOptions: Sendable, Equatable {
+    public enum FrameRateMode: String, Sendable, Equatable {
+        /// Duplicate or drop frames to exactly `fps`.
+        case constant
+        /// Keep PipeWire's timestamps; `fps` is a cap.
+        case variable
+    }
+
+    /// Which kinds of source the portal dialog offers.
+    public var sources: SourceTypes = .monitor
+    /// Let the user pick more than one source (only the first stream is recorded).
+    public var multiple = false
+    public var cursor: CursorModes = .embedded
+    /// Frame rate cap (and the rate for `.constant`).
+    public var fps = 30
+    public var frameRateMode: FrameRateMode = .variable
+    public var microphone = false
+    /// A PipeWire node name for the microphone; nil means the default source.
+    public var microphoneNode: String?
+    /// Record only this region of the stream.
+    public var crop: PixelRect?
+    /// Regions filled with black in every frame (drawn before cropping, in stream coordinates).
+    public var masks: [PixelRect] = []
+    /// Stop by itself after this many seconds (the policy's max-duration still applies when shorter).
+    public var maxDuration: Double?
+    /// Sink specs (`encoder:container=mkv,codec=h264`, `raw`, ...). Empty means the default encoder.
+    public var sinks: [String] = []
+    /// The container for the kept recording (its file extension): mkv, mp4 or webm.
+    public var container = "mkv"
+    public var codec = "h264"
+
+    public init() {}
+
+    public func source(_ value: SourceTypes) -> Self { var c = self; c.sources = value; return c }
+    public func multiple(_ value: Bool) -> Self { var c = self; c.multiple = value; return c }
+    public func cursor(_ value: CursorModes) -> Self { var c = self; c.cursor = value; return c }
+    public func fps(_ value: Int) -> Self { var c = self; c.fps = value; return c }
+    public func frameRateMode(_ value: FrameRateMode) -> Self { var c = self; c.frameRateMode = value; return c }
+    public func microphone(_ value: Bool, node: String? = nil) -> Self {
+        var c = self; c.microphone = value; c.microphoneNode = node; return c
+    }
+    public func crop(_ value: PixelRect?) -> Self { var c = self; c.crop = value; return c }
+    public func masks(_ value: [PixelRect]) -> Self { var c = self; c.masks = value; return c }
+    public func maxDuration(_ value: Double?) -> Self { var c = self; c.maxDuration = value; return c }
+    public func sinks(_ value: [String]) -> Self { var c = self; c.sinks = value; return c }
+    public func container(_ value: String) -> Self { var c = self; c.container = value; return c }
+    public func codec(_ value: String) -> Self { var c = self; c.codec = value; return c }
+
+    /// Checks what can be checked without any I/O.
+    public func validate() throws(RecordingError) {
+        guard (1...240).contains(fps) else { throw .invalidParameter("fps \(fps) (use 1 to 240)") }
+        if sources.isEmpty { throw .invalidParameter("no source type (use monitor and/or window)") }
+        if let crop, crop.isEmpty || crop.x < 0 || crop.y < 0 { throw .invalidParameter("crop \(crop) (needs x,y >= 0 and a positive size)") }
+        if let bad = masks.first(where: { $0.isEmpty }) { throw .invalidParameter("mask \(bad) (needs a positive size)") }
+        if let d = maxDuration, !(d > 0) { throw .invalidParameter("duration \(d) (must be positive)") }
+        guard ["mkv", "mp4", "webm"].contains(container) else { throw .invalidParameter("container '\(container)' (use mkv, mp4 or webm)") }
+        if [CursorModes.hidden, .embedded, .metadata].allSatisfy({ $0 != cursor }) {
+            throw .invalidParameter("cursor mode \(cursor) (choose exactly one of hidden, embedded, metadata)")
+        }
+    }
+}
