@@ -112,9 +112,9 @@ final class RecordingSink: CaptureSink {
         var failOnConsume: Int?
         var failOnOpen = false
         var failOnClose = false
-        /// Signalled when `consume` starts; `consume` then waits for `gate` (when set).
+        /// Signalled when `consume` starts; `consume` then waits for `gate` to open (when set).
         var entered: DispatchSemaphore?
-        var gate: DispatchSemaphore?
+        var gate: Gate?
     }
 
     let id: String
@@ -175,4 +175,19 @@ final class Counter: Sendable {
     private let count = Atomic<Int>(0)
     func add() { count.add(1, ordering: .relaxed) }
     var value: Int { count.load(ordering: .relaxed) }
+}
+
+/// Closed until `open()`; `wait()` blocks while closed.
+final class Gate: Sendable {
+    private let group = DispatchGroup()
+    init() { group.enter() }
+    func open() { group.leave() }
+    func wait() { group.wait() }
+}
+
+/// Collects values from any thread.
+final class Collector<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+    func append(_ value: Value) { values.withLock { $0.append(value) } }
+    var all: [Value] { values.withLock { $0 } }
 }
