@@ -12,8 +12,9 @@ import Synchronization
 ///
 /// The sequence buffers at most `bufferLimit` samples; when the reader falls behind, the oldest buffered
 /// sample is dropped so the newest are kept, and the drop is counted in `statistics`. Buffered frames keep
-/// their pooled storage busy, so keep the limit small. If the reader stops iterating, later samples are
-/// ignored. One reader only (`AsyncStream`).
+/// their pooled storage busy, so keep the limit small. When the reading task is cancelled the sequence
+/// ends and later samples are ignored (counted); a reader that just stops iterating leaves the newest
+/// `bufferLimit` samples buffered until the sink is released. One reader only (`AsyncStream`).
 public final class SampleStreamSink: CaptureSink {
     /// What the sink passed on and dropped.
     public struct Statistics: Sendable, Equatable {
@@ -23,7 +24,7 @@ public final class SampleStreamSink: CaptureSink {
         public var audioFrames = 0
         public var droppedVideo = 0
         public var droppedAudio = 0
-        /// Samples that arrived after the reader stopped iterating.
+        /// Samples that arrived after the reading task was cancelled.
         public var ignored = 0
     }
 
