@@ -31,12 +31,16 @@ final class DeliveryCore: Sendable {
     private let state: Mutex<State>
     private let wakeup = DispatchSemaphore(value: 0)
     private let sinks: [any CaptureSink]
+    private let processing: FrameProcessingOptions
+    private let poolSize: Int
     private let onEvent: @Sendable (DeliveryEvent) -> Void
 
     init(sinks: [any CaptureSink], options: DeliveryOptions, onEvent: @escaping @Sendable (DeliveryEvent) -> Void) {
         state = Mutex(State(queue: SampleQueue(videoCapacity: options.videoCapacity,
                                                audioCapacity: options.audioCapacity)))
         self.sinks = sinks
+        processing = options.processing
+        poolSize = options.videoCapacity + 4
         self.onEvent = onEvent
     }
 
@@ -82,7 +86,9 @@ final class DeliveryCore: Sendable {
     // MARK: Delivery thread
 
     func run() {
-        var fanOut = SinkFanOut(sinks: sinks, onEvent: onEvent)
+        let processor = processing.isIdentity
+            ? nil : FrameProcessor(options: processing, pool: FramePool(maximumCount: poolSize))
+        var fanOut = SinkFanOut(sinks: sinks, processor: processor, onEvent: onEvent)
         var opened = false
         while true {
             let step = state.withLock { state -> Step in
@@ -101,7 +107,7 @@ final class DeliveryCore: Sendable {
                 fanOut.open(context)
                 opened = true
             case .deliver(let sample):
-                fanOut.deliver(sample)
+                if !fanOut.deliver(sample) { state.withLock { $0.queue.noteRejected() } }
             case .wait:
                 wakeup.wait()
             case .end(let cancelled):

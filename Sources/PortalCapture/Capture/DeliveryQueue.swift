@@ -13,8 +13,14 @@ import Foundation
 /// stalling for seconds. Every drop is counted per kind in `statistics` (and in the final report);
 /// sequence numbers of delivered frames still increase, and their gaps show the drops.
 ///
+/// **Processing.** When `options.processing` changes anything, each video frame is transformed
+/// (`FrameProcessor`: cursor, masks, crop) on the delivery thread after it leaves the queue, into pooled
+/// storage; sinks are opened with the processed format. A frame the options cannot be applied to is
+/// withheld, never passed on unprocessed (`.frameRejected`, `rejectedVideo`).
+///
 /// **Formats.** Before the first frame whose `VideoFormat` differs from the one the sinks know (the context's
 /// at `start`, then the last announced), every sink gets `formatChanged` and an event reports the change.
+/// With processing, formats are those of the processed frames.
 ///
 /// **Sink errors.** A sink that throws is reported once through `onEvent` (`.sinkFailed`) with its first
 /// `SinkError` and receives nothing more but `close()`. Other sinks carry on.

@@ -59,6 +59,12 @@ struct SampleQueue {
         return (fromVideo ? video.popFirst() : audio.popFirst())?.sample
     }
 
+    /// A popped frame was withheld by the processor: counted as rejected instead of delivered.
+    mutating func noteRejected() {
+        statistics.delivered -= 1
+        statistics.rejectedVideo += 1
+    }
+
     /// Throws every queued sample away, counted as discarded.
     mutating func discardAll() {
         statistics.discarded += count

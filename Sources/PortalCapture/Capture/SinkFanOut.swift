@@ -1,6 +1,6 @@
-/// Hands each sample to every sink, on the delivery thread: opens them, calls `formatChanged` before the
-/// first frame in a new video format, cuts off a sink at its first error (reporting it once), and closes
-/// every sink exactly once.
+/// Hands each sample to every sink, on the delivery thread: transforms video frames (when the processing
+/// options change anything), opens the sinks, calls `formatChanged` before the first frame in a new video
+/// format, cuts off a sink at its first error (reporting it once), and closes every sink exactly once.
 struct SinkFanOut {
     private struct Slot {
         let sink: any CaptureSink
@@ -13,18 +13,40 @@ struct SinkFanOut {
     /// The video format the sinks know: the one they were opened with, then the last one announced.
     private(set) var videoFormat: VideoFormat?
     private var outcomes: [SinkOutcome]?
+    private var processor: FrameProcessor?
+    /// The error of the last frame the processor refused, while it keeps refusing.
+    private var rejection: FrameTransformError?
 
-    init(sinks: [any CaptureSink], onEvent: @escaping @Sendable (DeliveryEvent) -> Void) {
+    init(sinks: [any CaptureSink], processor: FrameProcessor?,
+         onEvent: @escaping @Sendable (DeliveryEvent) -> Void) {
         slots = sinks.map { Slot(sink: $0) }
+        self.processor = processor
         self.onEvent = onEvent
     }
 
+    /// Opens the sinks; a context video format is replaced by the processed one when it can be computed.
     mutating func open(_ context: SinkContext) {
+        var context = context
+        if let processor, let video = context.video, let processed = try? processor.outputFormat(for: video) {
+            context.video = processed
+        }
         videoFormat = context.video
         forEachLiveSink { sink throws(SinkError) in try sink.open(context) }
     }
 
-    mutating func deliver(_ sample: CaptureSample) {
+    /// Returns false when the processor refused the frame (nothing was delivered).
+    mutating func deliver(_ sample: CaptureSample) -> Bool {
+        var sample = sample
+        if case .video(let frame) = sample, processor != nil {
+            do throws(FrameTransformError) {
+                sample = .video(try processor!.process(frame))
+                rejection = nil
+            } catch {
+                if rejection != error { onEvent(.frameRejected(error)) }
+                rejection = error
+                return false
+            }
+        }
         if case .video(let frame) = sample, frame.format != videoFormat {
             let previous = videoFormat
             videoFormat = frame.format
@@ -32,6 +54,7 @@ struct SinkFanOut {
             onEvent(.formatChanged(from: previous, to: frame.format))
         }
         forEachLiveSink { sink throws(SinkError) in try sink.consume(sample) }
+        return true
     }
 
     /// Closes every sink, failed or not, once; later calls return the same outcomes.

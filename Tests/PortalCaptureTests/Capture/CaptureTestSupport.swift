@@ -120,6 +120,8 @@ final class RecordingSink: CaptureSink {
     let id: String
     let behaviour: Behaviour
     private let log = Mutex<[Call]>([])
+    private let openContext = Mutex<SinkContext?>(nil)
+    private let lastFrame = Mutex<VideoFrame?>(nil)
 
     init(id: String = "recording", _ behaviour: Behaviour = Behaviour()) {
         self.id = id
@@ -127,12 +129,17 @@ final class RecordingSink: CaptureSink {
     }
 
     var calls: [Call] { log.withLock { $0 } }
+    /// What `open` was given.
+    var context: SinkContext? { openContext.withLock { $0 } }
+    /// The last video frame consumed.
+    var frame: VideoFrame? { lastFrame.withLock { $0 } }
     var consumed: [String] {
         calls.compactMap { if case .consume(let tag) = $0 { tag } else { nil } }
     }
 
     func open(_ context: SinkContext) throws(SinkError) {
         log.withLock { $0.append(.open) }
+        openContext.withLock { $0 = context }
         if behaviour.failOnOpen { throw .failed(sink: id, reason: "open refused by test") }
     }
 
@@ -141,6 +148,7 @@ final class RecordingSink: CaptureSink {
             log.append(.consume(sample.tag))
             return log.filter { if case .consume = $0 { true } else { false } }.count
         }
+        if case .video(let frame) = sample { lastFrame.withLock { $0 = frame } }
         behaviour.entered?.signal()
         behaviour.gate?.wait()
         if behaviour.delayPerSample > .zero { Thread.sleep(forTimeInterval: behaviour.delayPerSample.seconds) }

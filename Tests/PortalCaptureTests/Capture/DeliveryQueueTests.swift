@@ -193,4 +193,32 @@ struct DeliveryQueueTests {
         while !sink.calls.contains(.close), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(sink.calls.filter { $0 == .close }.count == 1)
     }
+
+    @Test("processing options transform frames on the delivery thread, and frames they cannot apply to are withheld")
+    func processesFrames() async {
+        let sink = RecordingSink()
+        let events = Collector<DeliveryEvent>()
+        let processing = FrameProcessingOptions()
+            .masking([PixelRect(x: 3, y: 3, width: 1, height: 1)])
+            .cropping(to: PixelRect(x: 2, y: 2, width: 4, height: 4))
+        let queue = DeliveryQueue(sinks: [sink], options: DeliveryOptions(processing: processing),
+                                  onEvent: { events.append($0) })
+        queue.start(.test(video: VideoFormat(pixelFormat: .rgba, width: 8, height: 8)))
+        let white = Pixel(255, 255, 255, 255)
+        queue.enqueue(.video(Frames.solid(.rgba, width: 8, height: 8, white)))
+        queue.enqueue(.video(Frames.make(.rgba, width: 2, height: 2, sequence: 1) { _, _ in white }))
+        queue.enqueue(.video(Frames.make(.rgba, width: 2, height: 2, sequence: 2) { _, _ in white }))
+        queue.enqueue(.video(Frames.make(.rgba, width: 8, height: 8, sequence: 3) { _, _ in white }))
+        let report = await queue.finish()
+
+        #expect(sink.context?.video == VideoFormat(pixelFormat: .rgba, width: 4, height: 4))
+        #expect(sink.calls.map(\.description) == ["open", "v0", "v3", "close"])
+        if let frame = sink.frame {
+            #expect(Frames.mismatches(frame) { x, y in (x, y) == (1, 1) ? Pixel(0, 0, 0, 255) : white } == [])
+        }
+        #expect(report.statistics.rejectedVideo == 2 && report.statistics.delivered == 2)
+        let region = PixelRect(x: 2, y: 2, width: 4, height: 4)
+        #expect(events.all == [.frameRejected(.regionOutsideFrame(region: region,
+                                                                   frame: PixelRect(x: 0, y: 0, width: 2, height: 2)))])
+    }
 }
