@@ -43,7 +43,9 @@ public struct CursorCompositor: Sendable {
             lastBitmap = bitmap
         }
         guard let bitmap = lastBitmap else { return }
-        let placed = PixelRect(x: cursor.x - cursor.hotspotX - originX, y: cursor.y - cursor.hotspotY - originY,
+        let position = PixelRect(x: cursor.x, y: cursor.y, width: 0, height: 0).clampedForArithmetic
+        let hotspot = PixelRect(x: cursor.hotspotX, y: cursor.hotspotY, width: 0, height: 0).clampedForArithmetic
+        let placed = PixelRect(x: position.x - hotspot.x - originX, y: position.y - hotspot.y - originY,
                                width: bitmap.width, height: bitmap.height)
         guard let visible = placed.intersection(frame.bounds) else { return }
         let format = frame.format.pixelFormat

@@ -32,13 +32,13 @@ public struct FrameCrop: Sendable, Hashable {
                                 streamCrop: PixelRect?) throws(FrameTransformError) -> PixelRect {
         var valid = PixelRect(x: 0, y: 0, width: width, height: height)
         if honoursStreamCrop, let streamCrop {
-            guard let inside = streamCrop.intersection(valid) else {
+            guard let inside = streamCrop.clampedForArithmetic.intersection(valid) else {
                 throw .regionOutsideFrame(region: region ?? streamCrop, frame: valid)
             }
             valid = inside
         }
         guard let region else { return valid }
-        guard let kept = region.intersection(valid) else {
+        guard let kept = region.clampedForArithmetic.intersection(valid) else {
             throw .regionOutsideFrame(region: region, frame: valid)
         }
         return kept
@@ -69,8 +69,10 @@ extension VideoFrame {
             }
         }
         var cursor = self.cursor
-        cursor?.x -= region.x
-        cursor?.y -= region.y
+        if let position = cursor.map({ PixelRect(x: $0.x, y: $0.y, width: 0, height: 0).clampedForArithmetic }) {
+            cursor?.x = position.x - region.x
+            cursor?.y = position.y - region.y
+        }
         let crop = keepsStreamCrop
             ? self.crop?.intersection(region)?.offsetBy(dx: -region.x, dy: -region.y) : nil
         return VideoFrame(format: format, stride: rowBytes, timestamp: timestamp, sequence: sequence,

@@ -27,7 +27,8 @@ public struct FrameMask: Sendable, Hashable {
         let pixel = colour.bytes(in: frame.format.pixelFormat)
         let word = withUnsafeBytes(of: pixel) { $0.load(as: UInt32.self) }
         for rectangle in rectangles {
-            guard let visible = rectangle.offsetBy(dx: -originX, dy: -originY).intersection(frame.bounds) else {
+            guard let visible = rectangle.clampedForArithmetic.offsetBy(dx: -originX, dy: -originY)
+                .intersection(frame.bounds) else {
                 continue
             }
             for y in visible.y ..< visible.y + visible.height {

@@ -67,4 +67,16 @@ struct FrameCropTests {
         #expect(FrameTransformError.regionOutsideFrame(region: region, frame: input.bounds).description
             .contains("4,0,2,2"))
     }
+
+    @Test("extreme regions and cursor positions are clipped or refused, not an arithmetic overflow")
+    func extremeValues() throws {
+        let input = Self.numbered(.bgra, cursor: CursorState(x: Int.min, y: Int.max, hotspotX: Int.max, hotspotY: Int.min))
+        let endsLeftOfFrame = FrameCrop(region: PixelRect(x: Int.min, y: Int.min, width: Int.max, height: Int.max))
+        #expect(throws: FrameTransformError.self) { try endsLeftOfFrame.apply(to: input, pool: FramePool()) }
+        let right = try FrameCrop(region: PixelRect(x: 1, y: 0, width: Int.max, height: Int.max)).apply(to: input, pool: FramePool())
+        #expect(right.format.width == 3 && right.format.height == 3)
+        var compositor = CursorCompositor(lastBitmap: CursorBitmap(width: 1, height: 1, rgba: [0, 0, 0, 255]))
+        compositor.composite(onto: input)
+        #expect(Frames.mismatches(input) { x, y in Self.expected(x, y) } == [])
+    }
 }

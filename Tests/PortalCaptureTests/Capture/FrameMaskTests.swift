@@ -48,4 +48,13 @@ struct FrameMaskTests {
         let padding = UnsafeRawBufferPointer(start: frame.storage.bytes.advanced(by: 8), count: 4)
         #expect(Array(padding) == [0xEE, 0xEE, 0xEE, 0xEE])
     }
+
+    @Test("rectangles with extreme coordinates are clipped, not an arithmetic overflow")
+    func extremeRectangles() {
+        let frame = Frames.solid(.rgbx, width: 2, height: 2, Self.base)
+        FrameMask([PixelRect(x: Int.max, y: 0, width: Int.max, height: 1),
+                   PixelRect(x: -5, y: 1, width: Int.max, height: Int.max),
+                   PixelRect(x: Int.min, y: 0, width: Int.max, height: 2)]).apply(to: frame)
+        #expect(Frames.mismatches(frame) { _, y in y == 1 ? Pixel(0, 0, 0, 255) : Self.base } == [])
+    }
 }
