@@ -74,7 +74,7 @@ extension VideoFrame {
             cursor?.y = position.y - region.y
         }
         let crop = keepsStreamCrop
-            ? self.crop?.intersection(region)?.offsetBy(dx: -region.x, dy: -region.y) : nil
+            ? self.crop?.clampedForArithmetic.intersection(region)?.offsetBy(dx: -region.x, dy: -region.y) : nil
         return VideoFrame(format: format, stride: rowBytes, timestamp: timestamp, sequence: sequence,
                           crop: crop, cursor: cursor, storage: storage)
     }

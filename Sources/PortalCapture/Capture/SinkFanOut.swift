@@ -37,10 +37,12 @@ struct SinkFanOut {
     /// Returns false when the processor refused the frame (nothing was delivered).
     mutating func deliver(_ sample: CaptureSample) -> Bool {
         var sample = sample
-        if case .video(let frame) = sample, processor != nil {
+        if case .video(let frame) = sample {
             do throws(FrameTransformError) {
-                sample = .video(try processor!.process(frame))
-                rejection = nil
+                if let processed = try processor?.process(frame) {
+                    sample = .video(processed)
+                    rejection = nil
+                }
             } catch {
                 if rejection != error { onEvent(.frameRejected(error)) }
                 rejection = error
