@@ -1,0 +1,127 @@
+import Dispatch
+import Synchronization
+
+/// The state a `DeliveryQueue` shares with its delivery thread, and the thread's loop.
+final class DeliveryCore: Sendable {
+    enum End: Sendable { case finish, cancel }
+
+    private struct State {
+        var queue: SampleQueue
+        var context: SinkContext?
+        var end: End?
+        /// The delivery thread is about to wait (or waits) on `wakeup`; whoever clears this signals it.
+        var consumerWaiting = false
+        var report: DeliveryReport?
+        var waiters: [@Sendable (DeliveryReport) -> Void] = []
+
+        /// Whether the delivery thread must be signalled, clearing the flag so it is signalled once.
+        mutating func takeWaitingConsumer() -> Bool {
+            defer { consumerWaiting = false }
+            return consumerWaiting
+        }
+    }
+
+    private enum Step {
+        case open(SinkContext)
+        case deliver(CaptureSample)
+        case wait
+        case end(cancelled: Bool)
+    }
+
+    private let state: Mutex<State>
+    private let wakeup = DispatchSemaphore(value: 0)
+    private let sinks: [any CaptureSink]
+    private let processing: FrameProcessingOptions
+    private let poolSize: Int
+    private let onEvent: @Sendable (DeliveryEvent) -> Void
+
+    init(sinks: [any CaptureSink], options: DeliveryOptions, onEvent: @escaping @Sendable (DeliveryEvent) -> Void) {
+        state = Mutex(State(queue: SampleQueue(videoCapacity: options.videoCapacity,
+                                               audioCapacity: options.audioCapacity)))
+        self.sinks = sinks
+        processing = options.processing
+        poolSize = options.videoCapacity + 4
+        self.onEvent = onEvent
+    }
+
+    // MARK: Producer and owner side (any thread)
+
+    /// O(1), never waits for the delivery thread: takes the lock only for the push.
+    func enqueue(_ sample: CaptureSample) -> Bool {
+        let (accepted, dropped, wake) = state.withLock { state -> (Bool, CaptureSample?, Bool) in
+            guard state.end == nil else { return (false, nil, false) }
+            let dropped = state.queue.push(sample)
+            return (true, dropped, state.takeWaitingConsumer())
+        }
+        if wake { wakeup.signal() }
+        withExtendedLifetime(dropped) {}  // a dropped frame is released here, outside the lock
+        return accepted
+    }
+
+    func start(_ context: SinkContext) -> Bool {
+        let (started, wake) = state.withLock { state -> (Bool, Bool) in
+            guard state.context == nil, state.end == nil else { return (false, false) }
+            state.context = context
+            return (true, state.takeWaitingConsumer())
+        }
+        if wake { wakeup.signal() }
+        return started
+    }
+
+    /// Asks the thread to end (a cancel overrides a finish still draining) and calls `completion` with the
+    /// report once every sink is closed: at once if that already happened, else on the delivery thread.
+    func end(_ end: End, completion: @escaping @Sendable (DeliveryReport) -> Void) {
+        let (report, wake) = state.withLock { state -> (DeliveryReport?, Bool) in
+            if let report = state.report { return (report, false) }
+            if state.end != .cancel { state.end = end }
+            state.waiters.append(completion)
+            return (nil, state.takeWaitingConsumer())
+        }
+        if wake { wakeup.signal() }
+        if let report { completion(report) }
+    }
+
+    var statistics: DeliveryStatistics { state.withLock { $0.queue.statistics } }
+
+    // MARK: Delivery thread
+
+    func run() {
+        let processor = processing.isIdentity
+            ? nil : FrameProcessor(options: processing, pool: FramePool(maximumCount: poolSize))
+        var fanOut = SinkFanOut(sinks: sinks, processor: processor, onEvent: onEvent)
+        var opened = false
+        while true {
+            let step = state.withLock { state -> Step in
+                if !opened, state.end != .cancel, let context = state.context { return .open(context) }
+                if state.end == .cancel || (state.end == .finish && !opened) {
+                    state.queue.discardAll()
+                    return .end(cancelled: state.end == .cancel)
+                }
+                if opened, let sample = state.queue.pop() { return .deliver(sample) }
+                if state.end == .finish { return .end(cancelled: false) }
+                state.consumerWaiting = true
+                return .wait
+            }
+            switch step {
+            case .open(let context):
+                fanOut.open(context)
+                opened = true
+            case .deliver(let sample):
+                if !fanOut.deliver(sample) { state.withLock { $0.queue.noteRejected() } }
+            case .wait:
+                wakeup.wait()
+            case .end(let cancelled):
+                let outcomes = fanOut.close()
+                let (report, waiters) = state.withLock { state in
+                    let report = DeliveryReport(outcomes: outcomes, statistics: state.queue.statistics,
+                                                cancelled: cancelled)
+                    state.report = report
+                    defer { state.waiters = [] }
+                    return (report, state.waiters)
+                }
+                for waiter in waiters { waiter(report) }
+                return
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+/// How much a `DeliveryQueue` may hold before it drops (see its drop policy).
+public struct DeliveryOptions: Sendable, Hashable {
+    /// Video frames that may wait; a new frame beyond this drops the oldest waiting one. The soft limit:
+    /// reaching it is normal when a sink is slow. Default 8 (133 ms at 60 fps).
+    public var videoCapacity: Int
+    /// Audio chunks that may wait; a hard limit only reached when sinks have stalled for seconds, beyond which
+    /// the oldest waiting chunk is dropped. Default 1024 (about 10 s of PipeWire's usual 10 ms quantum).
+    public var audioCapacity: Int
+    /// Cursor, masks and crop applied to each video frame on the delivery thread, after it leaves the queue
+    /// (so dropped frames cost nothing) and before the sinks see it. Default: none.
+    public var processing: FrameProcessingOptions
+
+    public init(videoCapacity: Int = 8, audioCapacity: Int = 1024,
+                processing: FrameProcessingOptions = FrameProcessingOptions()) {
+        self.videoCapacity = max(1, videoCapacity)
+        self.audioCapacity = max(1, audioCapacity)
+        self.processing = processing
+    }
+
+    public func videoCapacity(_ count: Int) -> Self {
+        var copy = self
+        copy.videoCapacity = max(1, count)
+        return copy
+    }
+
+    public func audioCapacity(_ count: Int) -> Self {
+        var copy = self
+        copy.audioCapacity = max(1, count)
+        return copy
+    }
+
+    public func processing(_ options: FrameProcessingOptions) -> Self {
+        var copy = self
+        copy.processing = options
+        return copy
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// The bounded hand-off between PipeWire's data thread and the sinks, and the thread that feeds them.
+///
+/// `enqueue` is called on the data thread for every frame and audio chunk. It never blocks and never waits
+/// for a sink: it takes a lock for an O(1) push and returns. A dedicated delivery thread takes samples off in
+/// the order they were enqueued and hands each to every sink (see `CaptureSink` for the sink contract).
+///
+/// **Drop policy.** Video and audio have separate limits (`DeliveryOptions`). When a frame arrives while
+/// `videoCapacity` frames wait, the OLDEST waiting frame is dropped, so the sinks always get the freshest
+/// picture and the producer is never held up. Audio is not dropped at the video limit: chunks are only
+/// dropped (also oldest first) when `audioCapacity` chunks wait, a hard limit sinks reach only after
+/// stalling for seconds. Every drop is counted per kind in `statistics` (and in the final report);
+/// sequence numbers of delivered frames still increase, and their gaps show the drops.
+///
+/// **Processing.** When `options.processing` changes anything, each video frame is transformed
+/// (`FrameProcessor`: cursor, masks, crop) on the delivery thread after it leaves the queue, into pooled
+/// storage; sinks are opened with the processed format. A frame the options cannot be applied to is
+/// withheld, never passed on unprocessed (`.frameRejected`, `rejectedVideo`).
+///
+/// **Formats.** Before the first frame whose `VideoFormat` differs from the one the sinks know (the context's
+/// at `start`, then the last announced), every sink gets `formatChanged` and an event reports the change.
+/// With processing, formats are those of the processed frames.
+///
+/// **Sink errors.** A sink that throws is reported once through `onEvent` (`.sinkFailed`) with its first
+/// `SinkError` and receives nothing more but `close()`. Other sinks carry on.
+///
+/// **Lifecycle.** Samples enqueued before `start(_:)` wait (under the same limits) until the sinks are opened
+/// with the context. `finish()` delivers everything queued, closes every sink and returns the report;
+/// `cancel()` discards what is queued and does the same. `close()` is called exactly once per sink in every
+/// case, also for sinks that failed or were never opened. After `finish()` or `cancel()`, `enqueue` refuses
+/// samples. Dropping the queue without ending it cancels it (sinks are still closed, on the delivery thread).
+///
+/// Threading: sinks and `onEvent` are called on the delivery thread only, one call at a time.
+public final class DeliveryQueue: Sendable {
+    private let core: DeliveryCore
+
+    /// Starts the delivery thread; it waits for `start(_:)`.
+    /// - Parameters:
+    ///   - sinks: fed in this order for every sample.
+    ///   - onEvent: called on the delivery thread; keep it short.
+    public init(sinks: [any CaptureSink], options: DeliveryOptions = DeliveryOptions(),
+                onEvent: @escaping @Sendable (DeliveryEvent) -> Void = { _ in }) {
+        let core = DeliveryCore(sinks: sinks, options: options, onEvent: onEvent)
+        self.core = core
+        let thread = Thread { core.run() }
+        thread.name = "pwrecord.delivery"
+        thread.start()
+    }
+
+    deinit {
+        core.end(.cancel) { _ in }
+    }
+
+    /// Opens the sinks with `context` on the delivery thread, then delivers. Returns false (and does nothing)
+    /// when already started or ended.
+    @discardableResult
+    public func start(_ context: SinkContext) -> Bool {
+        core.start(context)
+    }
+
+    /// Hands a sample over; safe from any thread, O(1), never blocks. Returns false when the queue has
+    /// ended (`finish()` or `cancel()` was called) and the sample was refused.
+    @discardableResult
+    public func enqueue(_ sample: CaptureSample) -> Bool {
+        core.enqueue(sample)
+    }
+
+    /// Delivers what is queued, closes every sink, and returns their outcomes. Later calls return the same
+    /// report. A sink that wants to end the delivery calls `finish(then:)` instead.
+    public func finish() async -> DeliveryReport {
+        await withCheckedContinuation { continuation in
+            core.end(.finish) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Like `finish()`, but calls `completion` (on the delivery thread, or at once when already ended).
+    public func finish(then completion: @escaping @Sendable (DeliveryReport) -> Void) {
+        core.end(.finish, completion: completion)
+    }
+
+    /// Discards what is queued, closes every sink, and returns their outcomes.
+    public func cancel() async -> DeliveryReport {
+        await withCheckedContinuation { continuation in
+            core.end(.cancel) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Like `cancel()`, but calls `completion` (on the delivery thread, or at once when already ended).
+    public func cancel(then completion: @escaping @Sendable (DeliveryReport) -> Void) {
+        core.end(.cancel, completion: completion)
+    }
+
+    /// The counts so far.
+    public var statistics: DeliveryStatistics { core.statistics }
+}

@@ -1,0 +1,27 @@
+/// Counts kept by a `DeliveryQueue`. Once it has ended,
+/// `enqueued == delivered + rejectedVideo + droppedVideo + droppedAudio + discarded`.
+public struct DeliveryStatistics: Sendable, Equatable, CustomStringConvertible {
+    /// Samples accepted by `enqueue`.
+    public var enqueued = 0
+    /// Samples taken off the queue and handed to the sinks.
+    public var delivered = 0
+    /// Video frames taken off the queue that the processing options could not be applied to (withheld).
+    public var rejectedVideo = 0
+    /// Video frames dropped because the queue already held `videoCapacity` frames (oldest first).
+    public var droppedVideo = 0
+    /// Audio chunks dropped because the queue already held `audioCapacity` chunks (oldest first).
+    public var droppedAudio = 0
+    /// Samples thrown away unseen by `cancel()`, or by ending before `start`.
+    public var discarded = 0
+    /// The most samples (video and audio) queued at once.
+    public var highWaterMark = 0
+
+    public init() {}
+
+    public var dropped: Int { droppedVideo + droppedAudio }
+
+    public var description: String {
+        "\(enqueued) enqueued, \(delivered) delivered, \(droppedVideo) video and \(droppedAudio) audio dropped, "
+            + "\(rejectedVideo) rejected, \(discarded) discarded, at most \(highWaterMark) queued"
+    }
+}

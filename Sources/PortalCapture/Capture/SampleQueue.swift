@@ -1,0 +1,74 @@
+/// The delivery queue's storage and drop policy, without threads (see `DeliveryQueue`).
+///
+/// Video and audio wait in two bounded FIFOs; a ticket taken at `push` restores their interleaving at `pop`,
+/// so samples leave in the order they came. When a video frame arrives and `videoCapacity` frames are
+/// already queued, the oldest queued frame is dropped; audio gets the same treatment against its own, larger
+/// `audioCapacity`. Every operation is O(1) and allocates nothing.
+struct SampleQueue {
+    private struct Entry {
+        var ticket: UInt64
+        var sample: CaptureSample
+    }
+
+    private var video: RingBuffer<Entry>
+    private var audio: RingBuffer<Entry>
+    private var nextTicket: UInt64 = 0
+    private(set) var statistics = DeliveryStatistics()
+
+    init(videoCapacity: Int, audioCapacity: Int) {
+        video = RingBuffer(capacity: videoCapacity)
+        audio = RingBuffer(capacity: audioCapacity)
+    }
+
+    var count: Int { video.count + audio.count }
+
+    /// Queues `sample`; returns the sample dropped to make room, if any (release it outside any lock).
+    mutating func push(_ sample: CaptureSample) -> CaptureSample? {
+        var dropped: CaptureSample?
+        let entry = Entry(ticket: nextTicket, sample: sample)
+        nextTicket &+= 1
+        statistics.enqueued += 1
+        switch sample {
+        case .video:
+            if video.isFull {
+                dropped = video.popFirst()?.sample
+                statistics.droppedVideo += 1
+            }
+            video.append(entry)
+        case .audio:
+            if audio.isFull {
+                dropped = audio.popFirst()?.sample
+                statistics.droppedAudio += 1
+            }
+            audio.append(entry)
+        }
+        statistics.highWaterMark = max(statistics.highWaterMark, count)
+        return dropped
+    }
+
+    /// The oldest queued sample, counted as delivered.
+    mutating func pop() -> CaptureSample? {
+        let fromVideo: Bool
+        switch (video.first, audio.first) {
+        case (nil, nil): return nil
+        case (.some, nil): fromVideo = true
+        case (nil, .some): fromVideo = false
+        case (.some(let v), .some(let a)): fromVideo = v.ticket < a.ticket
+        }
+        statistics.delivered += 1
+        return (fromVideo ? video.popFirst() : audio.popFirst())?.sample
+    }
+
+    /// A popped frame was withheld by the processor: counted as rejected instead of delivered.
+    mutating func noteRejected() {
+        statistics.delivered -= 1
+        statistics.rejectedVideo += 1
+    }
+
+    /// Throws every queued sample away, counted as discarded.
+    mutating func discardAll() {
+        statistics.discarded += count
+        while video.popFirst() != nil {}
+        while audio.popFirst() != nil {}
+    }
+}
