@@ -45,10 +45,10 @@ public struct PolicyDocument: Sendable {
         var keyLines: [String: Int] = [:]
         var currentName = ""
 
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // `\r\n` is one Character in Swift, and a newline: CRLF files count their lines right.
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let lineNumber = index + 1
-            let line = stripComment(rawLine.hasSuffix("\r") ? String(rawLine.dropLast()) : String(rawLine))
-                .trimmingCharacters(in: .whitespaces)
+            let line = stripComment(String(rawLine)).trimmingCharacters(in: .whitespaces)
             if line.isEmpty { continue }
 
             if line.hasPrefix("[") {
