@@ -87,7 +87,7 @@ public struct Policy: Sendable {
 
     /// The decision for `subject` at `date`, with `hours` read in `timeZone`.
     public func decision(for subject: PolicySubject, at date: Date = Date(),
-                         timeZone: TimeZone = .current) -> PolicyDecision {
+                         timeZone: TimeZone = .policySystem) -> PolicyDecision {
         decision(from: resolved(for: subject), at: date, timeZone: timeZone)
     }
 
@@ -112,7 +112,7 @@ public struct Policy: Sendable {
 
     /// The decision with the lines that made each part of it, for `pwrecord policy explain`.
     public func explain(for subject: PolicySubject, at date: Date = Date(),
-                        timeZone: TimeZone = .current) -> PolicyExplanation {
+                        timeZone: TimeZone = .policySystem) -> PolicyExplanation {
         let resolved = resolved(for: subject)
         let decision = decision(from: resolved, at: date, timeZone: timeZone)
         func part<T>(_ key: PolicyKey, _ sourced: PolicySourced<T>?, _ text: (T) -> String,

@@ -14,7 +14,11 @@ import Glibc
 ///
 /// Threading: the watcher runs one thread of its own; `onChange` is called on it, one call at a time, never
 /// while a lock is held. `decision` and `decisions()` may be used from any thread. The thread ends on `cancel()`
-/// or when the watcher is released.
+/// or when the watcher is released: keep a reference for as long as decisions should follow the files.
+///
+/// Fails closed: if the watcher itself breaks (`poll` fails), it publishes an unavailable decision with
+/// `PolicyError.watchFailed` and stops. If a watch cannot be placed (inotify watch limit), it re-reads the files
+/// every second instead.
 public final class PolicyWatcher: Sendable {
     private let engine: PolicyWatchEngine
 
@@ -28,7 +32,7 @@ public final class PolicyWatcher: Sendable {
     ///   - onChange: called with each new decision that differs from the previous one.
     /// - Throws: `PolicyError.watchFailed` when inotify or the wake-up descriptor cannot be created.
     public init(subject: PolicySubject, locations: PolicyLocations = PolicyLocations(),
-                timeZone: TimeZone = .current, clock: @escaping @Sendable () -> Date = { Date() },
+                timeZone: TimeZone = .policySystem, clock: @escaping @Sendable () -> Date = { Date() },
                 onChange: (@Sendable (PolicyDecision) -> Void)? = nil) throws(PolicyError) {
         engine = try PolicyWatchEngine(subject: subject, locations: locations, timeZone: timeZone, clock: clock,
                                        onChange: onChange)
@@ -163,7 +167,10 @@ final class PolicyWatchEngine: Sendable {
             var fds = [pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: wakeReadFD, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, 2, timeout(until: decision.nextChange, degraded: watches.degraded))
-            if ready < 0 && errno != EINTR { return }  // only EFAULT/EINVAL/ENOMEM: nothing left to do
+            if ready < 0 && errno != EINTR {  // ENOMEM, or a bug: the decision can no longer be kept current
+                fail(.watchFailed(function: "poll", errno: errno))
+                return
+            }
             if fds[1].revents != 0 { return }
 
             var reload = watches.degraded
@@ -181,6 +188,22 @@ final class PolicyWatchEngine: Sendable {
                 publish(policy: nil)
             }
         }
+    }
+
+    /// The watcher cannot go on: publish a fail-closed decision and end every stream.
+    private func fail(_ error: PolicyError) {
+        let decision = PolicyDecision.failedClosed([error])
+        let streams: [AsyncStream<PolicyDecision>.Continuation] = state.withLock { state in
+            state.stopped = true
+            state.current.decision = decision
+            defer { state.streams = [:] }
+            return Array(state.streams.values)
+        }
+        streams.forEach {
+            $0.yield(decision)
+            $0.finish()
+        }
+        onChange?(decision)
     }
 
     private func timeout(until next: Date?, degraded: Bool) -> Int32 {

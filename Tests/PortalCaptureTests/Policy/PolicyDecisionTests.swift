@@ -188,3 +188,17 @@ struct PolicyOutputTests {
         #expect(!noHome.allowsOutput(home + "/Videos/x.mkv"))
     }
 }
+
+@Suite("Policy time zone")
+struct PolicyTimeZoneTests {
+    @Test("hours are read in the zone /etc/localtime names, then /etc/timezone, then UTC — never from TZ")
+    func systemTimeZone() throws {
+        let fixture = PolicyFixture()
+        let link = fixture.root + "/localtime", file = fixture.root + "/timezone"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/usr/share/zoneinfo/Europe/Berlin")
+        fixture.write(file, "Asia/Tokyo\n")
+        #expect(TimeZone.policySystem(localtime: link, timezoneFile: file).identifier == "Europe/Berlin")
+        #expect(TimeZone.policySystem(localtime: fixture.root + "/none", timezoneFile: file).identifier == "Asia/Tokyo")
+        #expect(TimeZone.policySystem(localtime: fixture.root + "/none", timezoneFile: fixture.root + "/none") == TimeZone(identifier: "UTC"))
+    }
+}
