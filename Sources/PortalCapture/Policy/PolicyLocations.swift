@@ -37,7 +37,7 @@ public struct PolicyLocations: Sendable, Equatable {
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
             return config + "/pwrecord/policy.conf"
         }
-        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? PasswdEntry(uid: geteuid())?.home
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? PolicyPasswdEntry(uid: geteuid())?.home
         guard let home, home.hasPrefix("/") else { return nil }
         return home + "/.config/pwrecord/policy.conf"
     }

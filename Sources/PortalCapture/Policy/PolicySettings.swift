@@ -54,7 +54,7 @@ struct PolicySettings: Sendable, Equatable {
                 .map { $0.trimmingCharacters(in: .whitespaces) }
             let valid = ids.allSatisfy { id in
                 !id.isEmpty && id.unicodeScalars.allSatisfy {
-                    $0.isASCII && (CharacterSetASCII.isAlphanumeric($0) || "._:-".unicodeScalars.contains($0))
+                    $0.isASCII && (PolicyASCII.isAlphanumeric($0) || "._:-".unicodeScalars.contains($0))
                 }
             }
             guard valid else { return bad("a comma-separated list of sink ids, e.g. 'encoder, raw'") }
@@ -73,7 +73,7 @@ struct PolicySettings: Sendable, Equatable {
 }
 
 /// ASCII classification without Foundation's CharacterSet bridging.
-enum CharacterSetASCII {
+enum PolicyASCII {
     static func isAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
         ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
     }

@@ -34,7 +34,7 @@ public struct PolicySubject: Sendable, Equatable {
     /// The user this process runs as (effective uid), with the executable from `/proc/self/exe`.
     public static func current(appID: String? = nil) throws(PolicyError) -> PolicySubject {
         let uid = geteuid()
-        guard let entry = PasswdEntry(uid: uid) else { throw .unknownUser("uid \(uid)") }
+        guard let entry = PolicyPasswdEntry(uid: uid) else { throw .unknownUser("uid \(uid)") }
         return PolicySubject(user: entry.name, groups: entry.groupNames(), appID: appID,
                              executable: PolicyPath.realPath("/proc/self/exe"), home: entry.home)
     }
@@ -42,7 +42,7 @@ public struct PolicySubject: Sendable, Equatable {
     /// Another user by name, e.g. for `pwrecord policy explain --user NAME`. The executable is resolved.
     public static func lookup(user: String, appID: String? = nil,
                               executable: String? = nil) throws(PolicyError) -> PolicySubject {
-        guard let entry = PasswdEntry(name: user) else { throw .unknownUser(user) }
+        guard let entry = PolicyPasswdEntry(name: user) else { throw .unknownUser(user) }
         let exe = executable.map { PolicyPath.resolve($0) ?? $0 }
         return PolicySubject(user: entry.name, groups: entry.groupNames(), appID: appID, executable: exe,
                              home: entry.home)
@@ -50,7 +50,7 @@ public struct PolicySubject: Sendable, Equatable {
 }
 
 /// A passwd entry, read with the reentrant `getpwnam_r`/`getpwuid_r`.
-struct PasswdEntry {
+struct PolicyPasswdEntry {
     let name: String
     let gid: gid_t
     let home: String
@@ -76,7 +76,7 @@ struct PasswdEntry {
     private static func lookup(
         _ call: (UnsafeMutablePointer<passwd>, UnsafeMutablePointer<CChar>, Int,
                  UnsafeMutablePointer<UnsafeMutablePointer<passwd>?>) -> Int32
-    ) -> PasswdEntry? {
+    ) -> PolicyPasswdEntry? {
         var size = 4_096
         while size <= 1 << 20 {
             var pwd = passwd()
@@ -85,7 +85,7 @@ struct PasswdEntry {
             let rc = buffer.withUnsafeMutableBufferPointer { call(&pwd, $0.baseAddress!, size, &result) }
             if rc == ERANGE { size *= 4; continue }
             guard rc == 0, result != nil, let name = pwd.pw_name else { return nil }
-            return PasswdEntry(name: String(cString: name), gid: pwd.pw_gid,
+            return PolicyPasswdEntry(name: String(cString: name), gid: pwd.pw_gid,
                                home: pwd.pw_dir.map { String(cString: $0) } ?? "")
         }
         return nil

@@ -6,8 +6,9 @@ import Glibc
 #endif
 @testable import PortalCapture
 
-/// The watcher needs only inotify (no desktop): these run with the unit tests.
-@Suite("Policy watcher")
+/// The watcher needs only inotify (no desktop): these run with the unit tests. Serialized so the descriptor
+/// count in the release test sees only its own watchers.
+@Suite("Policy watcher", .serialized)
 struct PolicyWatcherTests {
     /// Every decision the watcher published, with when it arrived.
     final class DecisionLog: Sendable {
@@ -192,5 +193,28 @@ struct PolicyWatcherTests {
         let fixed = ContinuousClock.now
         fixture.replace(file, "[defaults]\nrecording = allow")
         Self.expectWithinOneSecond(await log.waitFor(since: fixed) { $0.isAvailable }, "the fix")
+    }
+
+    /// The inotify descriptors this process has open.
+    static func inotifyDescriptors() -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == "anon_inode:inotify"
+        }.count
+    }
+
+    @Test("releasing a watcher stops its thread and closes its descriptors")
+    func releaseClosesDescriptors() async throws {
+        let fixture = PolicyFixture()
+        let before = Self.inotifyDescriptors()
+        var watchers: [PolicyWatcher] = []
+        for _ in 0..<5 { watchers.append(try PolicyWatcher(subject: .alice, locations: fixture.locations)) }
+        #expect(Self.inotifyDescriptors() == before + 5)
+        watchers.removeAll()
+        let start = ContinuousClock.now
+        while Self.inotifyDescriptors() > before && ContinuousClock.now - start < .seconds(2) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(Self.inotifyDescriptors() == before)
     }
 }
