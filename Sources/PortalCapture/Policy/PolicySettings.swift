@@ -1,8 +1,4 @@
-/// A value together with the policy lines that produced it.
-struct PolicySourced<Value: Sendable & Equatable>: Sendable, Equatable {
-    var value: Value
-    var sources: [PolicySourceLine]
-}
+
 
 /// The keys one section sets, as parsed (output directories still as written, with `~`).
 struct PolicySettings: Sendable, Equatable {
@@ -54,7 +50,7 @@ struct PolicySettings: Sendable, Equatable {
                 .map { $0.trimmingCharacters(in: .whitespaces) }
             let valid = ids.allSatisfy { id in
                 !id.isEmpty && id.unicodeScalars.allSatisfy {
-                    $0.isASCII && (PolicyASCII.isAlphanumeric($0) || "._:-".unicodeScalars.contains($0))
+                    $0.isASCII && (Self.isASCIIAlphanumeric($0) || "._:-".unicodeScalars.contains($0))
                 }
             }
             guard valid else { return bad("a comma-separated list of sink ids, e.g. 'encoder, raw'") }
@@ -70,11 +66,8 @@ struct PolicySettings: Sendable, Equatable {
         }
         return nil
     }
-}
 
-/// ASCII classification without Foundation's CharacterSet bridging.
-enum PolicyASCII {
-    static func isAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
+    private static func isASCIIAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
         ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
     }
 }
