@@ -57,8 +57,9 @@ public struct PolicyDocument: Sendable {
                 current = nil
                 discarded = PolicySettings()
                 guard line.hasSuffix("]"), line.count >= 2 else {
+                    let problem: PolicySection.SectionHeaderProblem = line.contains("]") ? .textAfterHeader : .unclosed
                     problems.append(.badSectionHeader(file: file, line: lineNumber, header: line,
-                                                      reason: PolicySection.SectionHeaderProblem.unclosed.description))
+                                                      reason: problem.description))
                     continue
                 }
                 switch PolicySection.parse(String(line.dropFirst().dropLast())) {

@@ -45,7 +45,7 @@ public enum PolicySection: Sendable, Hashable, CustomStringConvertible {
     }
 
     enum SectionHeaderProblem: Error, CustomStringConvertible {
-        case unknownForm, missingName(String), whitespace, relativeExecutable, unclosed
+        case unknownForm, missingName(String), whitespace, relativeExecutable, unclosed, textAfterHeader
 
         var description: String {
             switch self {
@@ -54,6 +54,7 @@ public enum PolicySection: Sendable, Hashable, CustomStringConvertible {
             case .whitespace: "names cannot contain spaces"
             case .relativeExecutable: "the executable path must be absolute, e.g. [exe:/usr/bin/obs]"
             case .unclosed: "missing closing ']'"
+            case .textAfterHeader: "text after ']'; put a comment after a space and '#'"
             }
         }
     }

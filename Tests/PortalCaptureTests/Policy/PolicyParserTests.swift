@@ -140,6 +140,7 @@ struct PolicyParserTests {
         ("recording = deny\n[defaults]",
          "t.conf:1: key 'recording' is outside any section; put it under [defaults] or another section"),
         ("# policy\n\n[defaults\nrecording = deny", "t.conf:3: bad section header '[defaults': missing closing ']'"),
+        ("[defaults] recording = deny", "t.conf:1: bad section header '[defaults] recording = deny': text after ']'; put a comment after a space and '#'"),
         ("[default]", "t.conf:1: bad section header '[default]': expected [defaults], [user:NAME], [group:NAME], [app:ID] or [exe:/PATH]"),
         ("[users:alice]", "t.conf:1: bad section header '[users:alice]': expected [defaults], [user:NAME], [group:NAME], [app:ID] or [exe:/PATH]"),
         ("[group:]", "t.conf:1: bad section header '[group:]': missing name after 'group:'"),
