@@ -148,15 +148,20 @@ struct PolicyWatcherTests {
     func hoursBoundary() async throws {
         let fixture = PolicyFixture()
         fixture.write(fixture.system + "/policy.conf", "[defaults]\nhours = 08:00-20:00")
-        // A clock that reads 19:59:59.300 now and runs at real speed: the window closes in 0.7 s.
+        // A clock that read 19:59:59.300 a moment ago and runs at real speed: the window closes in under 0.7 s.
         let offset = PolicyTestTime.date("2025-03-24 19:59:59").addingTimeInterval(0.3).timeIntervalSince(Date())
-        let (watcher, log) = try Self.watch(fixture, clock: { Date().addingTimeInterval(offset) })
+        let clock: @Sendable () -> Date = { Date().addingTimeInterval(offset) }
+        let (watcher, log) = try Self.watch(fixture, clock: clock)
         let start = ContinuousClock.now
+        let untilBoundary = PolicyTestTime.date("2025-03-24 20:00").timeIntervalSince(clock())
         #expect(watcher.decision.isAvailable)
         #expect(watcher.decision.nextChange == PolicyTestTime.date("2025-03-24 20:00"))
         let elapsed = await log.waitFor(since: start) { !$0.isAvailable }
         #expect(elapsed != nil)
-        if let elapsed { #expect(elapsed >= .milliseconds(600) && elapsed < .milliseconds(1_200), "closed after \(elapsed)") }
+        if let elapsed {
+            let late = elapsed - .milliseconds(Int64(untilBoundary * 1_000))
+            #expect(late > .milliseconds(-5) && late < .milliseconds(500), "closed \(late) after the boundary")
+        }
         #expect(watcher.decision.nextChange == PolicyTestTime.date("2025-03-25 08:00"))
     }
 
