@@ -1,0 +1,136 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The admin recording policy: the system files, then the user's file, read and checked.
+///
+/// Layers, in order: `<system>/policy.conf`, `<system>/policy.d/*.conf` (byte order, hidden files skipped), then
+/// the user file. Each layer is resolved for the subject on its own (see `PolicyDocument.resolved(for:)` and
+/// docs/policy.md), then the layers are combined so that each may only tighten: deny over allow, the shortest
+/// duration, the common hours, the common sinks and directories.
+///
+/// A missing system directory means no restrictions. Any problem (see `problems`) makes every decision
+/// unavailable.
+public struct Policy: Sendable {
+    /// The parsed files, in layer order.
+    public let documents: [PolicyDocument]
+    /// Everything wrong with the files (owner, permissions, unreadable, syntax), in layer order.
+    public let problems: [PolicyError]
+
+    /// A policy from already parsed documents, in layer order; `fileProblems` are problems found while reading
+    /// them (documents' own problems are added).
+    public init(documents: [PolicyDocument], fileProblems: [PolicyError] = []) {
+        self.documents = documents
+        var problems = fileProblems
+        for document in documents {
+            problems += document.problems.filter { !problems.contains($0) }
+        }
+        self.problems = problems
+    }
+
+    /// No files at all: everything allowed.
+    public static let unrestricted = Policy(documents: [])
+
+    /// The files that were read, in layer order.
+    public var files: [String] { documents.map(\.file) }
+
+    /// Reads the policy from `locations`. Never throws: problems are kept in `problems` and make decisions
+    /// unavailable.
+    public static func load(_ locations: PolicyLocations = PolicyLocations()) -> Policy {
+        var documents: [PolicyDocument] = []
+        var problems: [PolicyError] = []
+        let system = PolicyFileReader(trustedOwner: locations.trustedOwner)
+
+        let root = system.openDirectory(locations.systemDirectory)
+        problems += root.problems
+        if root.fd >= 0 {
+            defer { close(root.fd) }
+            let main = system.readFile(locations.systemFile, in: root.fd, name: "policy.conf", missingIsFine: true)
+            documents += main.document.map { [$0] } ?? []
+            problems += main.problems
+
+            let dropIns = system.openDirectory(locations.dropInDirectory, in: root.fd, name: "policy.d")
+            problems += dropIns.problems
+            if dropIns.fd >= 0 {
+                defer { close(dropIns.fd) }
+                let listing = system.dropInNames(dropIns.fd, path: locations.dropInDirectory)
+                problems += listing.problems
+                for name in listing.names {
+                    let file = system.readFile(locations.dropInDirectory + "/" + name, in: dropIns.fd, name: name,
+                                               missingIsFine: false)
+                    documents += file.document.map { [$0] } ?? []
+                    problems += file.problems
+                }
+            }
+        }
+
+        if let userFile = locations.userFile {
+            let user = PolicyFileReader(trustedOwner: nil).readFile(userFile, missingIsFine: true)
+            documents += user.document.map { [$0] } ?? []
+            problems += user.problems
+        }
+        return Policy(documents: documents, fileProblems: problems)
+    }
+
+    /// Checks one file without installing it, for `pwrecord policy check FILE`: readable, UTF-8, valid syntax
+    /// and values; with `trustedOwner`, also owned by that uid and not group/world-writable (as a system file
+    /// must be).
+    public static func check(file path: String, trustedOwner: UInt32? = nil) -> [PolicyError] {
+        PolicyFileReader(trustedOwner: trustedOwner).readFile(path, missingIsFine: false).problems
+    }
+
+    /// What the policy says, layer by layer tightened, for `subject` (before looking at the time).
+    func resolved(for subject: PolicySubject) -> PolicyResolved {
+        documents.reduce(PolicyResolved.empty) { $0.tightened(with: $1.resolved(for: subject)) }
+    }
+
+    /// The decision for `subject` at `date`, with `hours` read in `timeZone`.
+    public func decision(for subject: PolicySubject, at date: Date = Date(),
+                         timeZone: TimeZone = .policySystem) -> PolicyDecision {
+        decision(from: resolved(for: subject), at: date, timeZone: timeZone)
+    }
+
+    func decision(from resolved: PolicyResolved, at date: Date, timeZone: TimeZone) -> PolicyDecision {
+        if !problems.isEmpty { return .failedClosed(problems) }
+        var reasons: [PolicyError] = []
+        if let recording = resolved.recording, recording.value == .deny {
+            reasons += recording.sources.map { .recordingDenied($0) }
+        }
+        if let hours = resolved.hours, !hours.value.contains(date, in: timeZone) {
+            reasons.append(.outsideHours(allowed: hours.value, lines: hours.sources))
+        }
+        return PolicyDecision(
+            reasons: reasons,
+            microphoneAllowed: resolved.microphone?.value != .deny,
+            maxDuration: resolved.maxDuration?.value.duration,
+            consentMemory: resolved.consentMemory?.value.duration,
+            allowedSinks: resolved.sinks?.value,
+            allowedOutputDirs: resolved.outputDirs?.value.paths,
+            nextChange: resolved.hours?.value.nextBoundary(after: date, in: timeZone))
+    }
+
+    /// The decision with the lines that made each part of it, for `pwrecord policy explain`.
+    public func explain(for subject: PolicySubject, at date: Date = Date(),
+                        timeZone: TimeZone = .policySystem) -> PolicyExplanation {
+        let resolved = resolved(for: subject)
+        let decision = decision(from: resolved, at: date, timeZone: timeZone)
+        func part<T>(_ key: PolicyKey, _ sourced: PolicySourced<T>?, _ text: (T) -> String,
+                     default fallback: String) -> PolicyExplanation.Part {
+            PolicyExplanation.Part(key: key, value: sourced.map { text($0.value) } ?? fallback,
+                                   lines: sourced?.sources ?? [])
+        }
+        let parts = [
+            part(.recording, resolved.recording, \.rawValue, default: "allow"),
+            part(.microphone, resolved.microphone, \.rawValue, default: "allow"),
+            part(.maxDuration, resolved.maxDuration, \.policyDescription, default: "unlimited"),
+            part(.hours, resolved.hours, \.description, default: "always"),
+            part(.consentMemory, resolved.consentMemory, \.policyDescription, default: "unlimited"),
+            part(.sinks, resolved.sinks, { $0.sorted().joined(separator: ", ") }, default: "any"),
+            part(.outputDirs, resolved.outputDirs, { $0.paths.isEmpty ? "none" : $0.paths.joined(separator: ", ") },
+                 default: "any"),
+        ]
+        return PolicyExplanation(subject: subject, date: date, timeZone: timeZone, files: files,
+                                 decision: decision, parts: parts)
+    }
+}

@@ -1,0 +1,104 @@
+/// Why the recording policy cannot be read, or why it makes recording unavailable.
+///
+/// Every problem with a policy file fails closed: a decision made from a policy with problems is unavailable,
+/// and carries these errors as its reasons. Content errors print as `file:line: what is wrong`, file errors as
+/// `file: what is wrong`; each says how to fix it where an administrator can.
+public enum PolicyError: Error, Equatable, Sendable, CustomStringConvertible {
+    // MARK: Content of a file (file:line)
+
+    /// A line that is neither a comment, a `[section]` header nor `key = value`.
+    case malformedLine(file: String, line: Int, text: String)
+    /// A `[...]` header that is not one of the known section forms.
+    case badSectionHeader(file: String, line: Int, header: String, reason: String)
+    /// The same section header twice in one file.
+    case duplicateSection(file: String, line: Int, section: String, firstLine: Int)
+    /// A `key = value` line before the first section header.
+    case keyOutsideSection(file: String, line: Int, key: String)
+    /// A key this version of pwrecord does not know.
+    case unknownKey(file: String, line: Int, key: String)
+    /// The same key twice in one section.
+    case duplicateKey(file: String, line: Int, key: String, section: String, firstLine: Int)
+    /// A value that is not one of the accepted forms; `expected` says which are.
+    case badValue(file: String, line: Int, key: String, value: String, expected: String)
+    /// A duration (`max-duration`, `consent-memory`) that cannot be read.
+    case badDuration(file: String, line: Int, key: String, value: String, reason: String)
+    /// An `hours` value that cannot be read.
+    case badHours(file: String, line: Int, value: String, reason: String)
+
+    // MARK: Files (file)
+
+    /// The file or directory exists but cannot be opened or read; `reason` is `strerror(errno)` or similar.
+    case unreadable(path: String, reason: String)
+    /// A path that should be a regular file is something else (a directory, a FIFO, a device).
+    case notRegularFile(path: String)
+    /// A path that should be a directory is something else.
+    case notDirectory(path: String)
+    /// A system file or directory not owned by the trusted owner (root).
+    case untrustedOwner(path: String, owner: UInt32, expected: UInt32)
+    /// A system file or directory that group or others may write (`mode & 0o022 != 0`).
+    case writableByOthers(path: String, mode: UInt32)
+    /// A file that is not valid UTF-8.
+    case invalidEncoding(path: String)
+
+    // MARK: Decisions
+
+    /// A `recording = deny` line that applies to this user and app.
+    case recordingDenied(PolicySourceLine)
+    /// The current time is outside the allowed `hours`; `allowed` is the effective window, `lines` set it.
+    case outsideHours(allowed: PolicyHours, lines: [PolicySourceLine])
+
+    // MARK: Environment
+
+    /// The user (by name or uid) has no passwd entry, so the policy cannot tell who is recording.
+    case unknownUser(String)
+    /// Watching the policy files failed; `function` is the failing C call (e.g. `inotify_init1`).
+    case watchFailed(function: String, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case .malformedLine(let file, let line, let text):
+            "\(file):\(line): expected 'key = value' or a [section] header, found '\(text)'"
+        case .badSectionHeader(let file, let line, let header, let reason):
+            "\(file):\(line): bad section header '\(header)': \(reason)"
+        case .duplicateSection(let file, let line, let section, let firstLine):
+            "\(file):\(line): duplicate section [\(section)] (first at line \(firstLine)); merge the two"
+        case .keyOutsideSection(let file, let line, let key):
+            "\(file):\(line): key '\(key)' is outside any section; put it under [defaults] or another section"
+        case .unknownKey(let file, let line, let key):
+            "\(file):\(line): unknown key '\(key)'; known keys: \(PolicyKey.allCases.map(\.rawValue).joined(separator: ", "))"
+        case .duplicateKey(let file, let line, let key, let section, let firstLine):
+            "\(file):\(line): duplicate key '\(key)' in [\(section)] (first set at line \(firstLine))"
+        case .badValue(let file, let line, let key, let value, let expected):
+            "\(file):\(line): bad value '\(value)' for '\(key)': expected \(expected)"
+        case .badDuration(let file, let line, let key, let value, let reason):
+            "\(file):\(line): bad duration '\(value)' for '\(key)': \(reason)"
+        case .badHours(let file, let line, let value, let reason):
+            "\(file):\(line): bad hours '\(value)': \(reason)"
+        case .unreadable(let path, let reason):
+            "\(path): cannot read: \(reason); recording stays unavailable until it can be read"
+        case .notRegularFile(let path):
+            "\(path): not a regular file; replace it with a policy file or remove it"
+        case .notDirectory(let path):
+            "\(path): not a directory; remove it or make it a directory"
+        case .untrustedOwner(let path, let owner, let expected):
+            expected == 0
+                ? "\(path): owned by uid \(owner), not by root; run 'chown root \(path)'"
+                : "\(path): owned by uid \(owner), not by uid \(expected); run 'chown \(expected) \(path)'"
+        case .writableByOthers(let path, let mode):
+            "\(path): writable by group or others (mode 0\(String(mode & 0o7777, radix: 8))); run 'chmod go-w \(path)'"
+        case .invalidEncoding(let path):
+            "\(path): not valid UTF-8; save it as UTF-8 text"
+        case .recordingDenied(let source):
+            "\(source.file):\(source.line): recording is denied by [\(source.section)]; ask your administrator"
+        case .outsideHours(let allowed, let lines):
+            "outside the allowed recording hours (\(allowed), set at "
+                + lines.map { "\($0.file):\($0.line) [\($0.section)]" }.joined(separator: ", ")
+                + "); try again within those hours or ask your administrator"
+        case .unknownUser(let user):
+            "no passwd entry for user \(user); the recording policy cannot tell who is recording"
+        case .watchFailed(let function, let errno):
+            "cannot watch the policy files: \(function) failed (errno \(errno)); "
+                + "raise fs.inotify.max_user_instances or max_user_watches if they are exhausted"
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Path resolution for output-directory checks: symlinks and `..` resolved the way the kernel would, for paths
+/// whose last components may not exist yet (the file a recording is about to create).
+enum PolicyPath {
+    /// The canonical form of `path`: absolute, no `.`/`..`, no symlinks in any existing component. Components
+    /// that do not exist are appended as written. Nil when the path cannot be resolved safely: a dangling
+    /// symlink (writing through it would create a file wherever it points), a symlink loop, or an error other
+    /// than "does not exist".
+    static func resolve(_ path: String, relativeTo base: String = FileManager.default.currentDirectoryPath) -> String? {
+        let absolute = path.hasPrefix("/") ? path : base + "/" + path
+        var resolved = "/"
+        var existing = true  // whether `resolved` still names something on disk
+        for component in absolute.split(separator: "/") {
+            if component == "." { continue }
+            if component == ".." {
+                resolved = parent(of: resolved)
+                continue
+            }
+            let candidate = (resolved == "/" ? "" : resolved) + "/" + component
+            if !existing {
+                resolved = candidate
+                continue
+            }
+            var info = stat()
+            if lstat(candidate, &info) != 0 {
+                guard errno == ENOENT else { return nil }
+                resolved = candidate
+                existing = false
+                continue
+            }
+            if (info.st_mode & S_IFMT) == S_IFLNK {
+                guard let real = realPath(candidate) else { return nil }  // dangling or looping symlink
+                resolved = real
+            } else {
+                resolved = candidate
+            }
+        }
+        return resolved
+    }
+
+    /// `realpath(3)`, or nil when it fails.
+    static func realPath(_ path: String) -> String? {
+        guard let pointer = realpath(path, nil) else { return nil }
+        defer { free(pointer) }
+        return String(cString: pointer)
+    }
+
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/"), path != "/" else { return "/" }
+        let parent = String(path[..<slash])
+        return parent.isEmpty ? "/" : parent
+    }
+
+    /// Whether `path` is `directory` or below it (both canonical).
+    static func isInside(_ path: String, _ directory: String) -> Bool {
+        if directory == "/" { return path.hasPrefix("/") }
+        return path == directory || path.hasPrefix(directory + "/")
+    }
+
+    /// Expands `~` and `~/...` with `home`, then resolves. Nil when `~` is used but the home is unknown, or the
+    /// directory cannot be resolved safely.
+    static func resolveDirectory(_ written: String, home: String?) -> String? {
+        var path = written
+        if written == "~" || written.hasPrefix("~/") {
+            guard let home, home.hasPrefix("/") else { return nil }
+            path = home + String(written.dropFirst())
+        }
+        return resolve(path, relativeTo: "/")
+    }
+}
