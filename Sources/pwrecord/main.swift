@@ -1,2 +1,5 @@
-import PortalCapture
-print("pwrecord: not yet implemented")
+import Foundation
+
+// pwrecord's entry point: parse, validate, run one command, exit with a documented status.
+let status = CommandRunner().run(Array(CommandLine.arguments.dropFirst()))
+exit(status.rawValue)

@@ -1,0 +1,58 @@
+import Foundation
+import PortalCapture
+
+/// Parses the command line and runs the chosen command. Usage errors print one line and a hint (exit 2);
+/// `--help` and `--version` print and exit 0. Every command validates its options before any side effect.
+struct CommandRunner {
+    var console = Console()
+
+    func run(_ arguments: [String]) -> ExitCode {
+        let parser = ArgumentParser(root: PwrecordCommands.root)
+        let parsed: ParsedCommand
+        do {
+            parsed = try parser.parse(arguments)
+        } catch {
+            console.error(error.description, hint: error.hint)
+            return .usage
+        }
+        if parsed.versionRequested {
+            console.out("pwrecord \(PwrecordCommands.version)")
+            return .success
+        }
+        if parsed.helpRequested {
+            let footer = parsed.path.count <= 2 ? ExitCode.helpText : ""
+            console.out(HelpFormatter().help(for: parser.spec(at: parsed.path), path: parsed.path, footer: footer), terminator: "")
+            return .success
+        }
+        do {
+            switch parsed.path.dropFirst().joined(separator: " ") {
+            case "policy check": return try PolicyCommands.check(parsed, console: console)
+            case "policy explain": return try PolicyCommands.explain(parsed, console: console)
+            default:
+                console.error("'\(parsed.path.dropFirst().joined(separator: " "))' is not available in this build yet",
+                              hint: "see 'pwrecord --help'")
+                return .failure
+            }
+        } catch {
+            console.error(error.description, hint: error.hint)
+            return .usage
+        }
+    }
+}
+
+/// Where output goes: results to stdout, errors as one line `pwrecord: error: ...` on stderr.
+struct Console: Sendable {
+    func out(_ text: String, terminator: String = "\n") {
+        FileHandle.standardOutput.write(Data((text + terminator).utf8))
+    }
+
+    func error(_ message: String, hint: String? = nil) {
+        var text = "pwrecord: error: \(message)\n"
+        if let hint { text += "pwrecord: hint: \(hint)\n" }
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    func note(_ message: String) {
+        FileHandle.standardError.write(Data("pwrecord: \(message)\n".utf8))
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import PortalCapture
+
+/// `pwrecord policy check [FILE]` and `pwrecord policy explain [--user U] [--app A] [--at TIME]`.
+enum PolicyCommands {
+    /// Validates one file (as a system file: root-owned, not writable by others) or, without a file, the
+    /// whole system policy plus the user's file. Prints `file:line: what` per problem; exit 1 when any.
+    static func check(_ parsed: ParsedCommand, console: Console) throws(CommandLineError) -> ExitCode {
+        let problems: [PolicyError]
+        let what: String
+        if let file = parsed.positionals.first {
+            problems = Policy.check(file: file, trustedOwner: 0)
+            what = file
+        } else {
+            let policy = Policy.load()
+            problems = policy.problems
+            what = policy.files.isEmpty ? "the policy (no files: no restrictions)" : policy.files.joined(separator: ", ")
+        }
+        if problems.isEmpty {
+            console.out("\(what): ok")
+            return .success
+        }
+        for p in problems { console.out(p.description) }
+        console.error("\(problems.count) problem\(problems.count == 1 ? "" : "s") found; recording stays unavailable until they are fixed")
+        return .failure
+    }
+
+    /// Prints the decision for a user, app and time with the lines that made it. Exit 0 when recording
+    /// would be available, 4 when the policy disables it.
+    static func explain(_ parsed: ParsedCommand, console: Console) throws(CommandLineError) -> ExitCode {
+        let at = try parsed.value("at") { s throws(ValueError) in try parseTime(s, now: Date()) } ?? Date()
+        let app = parsed.value("app") ?? "pwrecord"
+        let subject: PolicySubject
+        do {
+            if let user = parsed.value("user") {
+                subject = try PolicySubject.lookup(user: user, appID: app)
+            } else {
+                subject = try PolicySubject.current(appID: app)
+            }
+        } catch {
+            throw CommandLineError(reason: .invalidValue(option: "--user", value: parsed.value("user") ?? "", reason: error.description),
+                                   commandPath: parsed.path)
+        }
+        let explanation = Policy.load().explain(for: subject, at: at)
+        console.out(explanation.description)
+        return explanation.decision.isAvailable ? .success : .disabledByPolicy
+    }
+
+    /// `HH:MM` today (in the policy's system time zone) or `YYYY-MM-DDTHH:MM`.
+    static func parseTime(_ s: String, now: Date) throws(ValueError) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .policySystem
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = .policySystem
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm"
+        if let d = formatter.date(from: s) { return d }
+        let parts = s.split(separator: ":")
+        if parts.count == 2, let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m),
+           let d = calendar.date(bySettingHour: h, minute: m, second: 0, of: now) {
+            return d
+        }
+        throw ValueError("expected HH:MM or YYYY-MM-DDTHH:MM")
+    }
+}
