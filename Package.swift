@@ -25,7 +25,7 @@ let package = Package(
         // The versioned C ABI for third-party sink plugins (header only).
         .systemLibrary(name: "CPluginABI"),
 
-        .target(name: "PortalCapture", dependencies: ["CPipeWire", "CDBus", "CPNG"]),
+        .target(name: "PortalCapture", dependencies: ["CPipeWire", "CDBus", "CPNG", "CPluginABI"]),
         .target(name: "Plugins", dependencies: ["PortalCapture", "CFFmpeg", "CLibYUV", "CPNG", "CPluginABI"]),
         .executableTarget(name: "pwrecord", dependencies: ["PortalCapture", "Plugins"]),
 
