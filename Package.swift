@@ -33,9 +33,11 @@ let package = Package(
         .target(name: "PortalTestSupport", dependencies: ["PortalCapture"]),
         .executableTarget(name: "TestPortalBackend", dependencies: ["PortalCapture", "PortalTestSupport", "CPipeWire"]),
         .target(name: "ExampleSinkPlugin", dependencies: ["CPluginABI"]),
+        // A child process for sink tests that kill a recording mid-way (crash safety of the files).
+        .executableTarget(name: "SinkTestHelper", dependencies: ["Plugins", "PortalTestSupport"]),
 
         .testTarget(name: "PortalCaptureTests", dependencies: ["PortalCapture", "PortalTestSupport", "CPipeWire", "CDBus"]),
-        .testTarget(name: "PluginsTests", dependencies: ["Plugins", "PortalCapture", "PortalTestSupport"]),
+        .testTarget(name: "PluginsTests", dependencies: ["Plugins", "PortalCapture", "PortalTestSupport", "SinkTestHelper"]),
         .testTarget(name: "pwrecordTests", dependencies: ["PortalCapture", "PortalTestSupport"]),
     ]
 )

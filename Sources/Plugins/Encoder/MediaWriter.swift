@@ -80,10 +80,10 @@ final class MediaWriter {
         defer { av_dict_free(&options) }
         switch container {
         case .mkv, .webm:
-            av_dict_set(&options, "cluster_time_limit", "500", 0)
+            av_dict_set(&options, "cluster_time_limit", "250", 0)
         case .mp4:
             av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
-            av_dict_set(&options, "frag_duration", "500000", 0)
+            av_dict_set(&options, "frag_duration", "250000", 0)
         }
         let status = avformat_write_header(format, &options)
         try checkIO(status, "avformat_write_header")

@@ -134,8 +134,8 @@ final class VideoEncoder {
         case .h264:
             if let p = settings.preset { try FFmpegCall.set(priv, "preset", p, for: name) }
             if let crf = settings.crf { try FFmpegCall.set(priv, "crf", String(crf), for: name) }
-            // Bound the encoder's delay (what a crash can lose) to about a third of a second.
-            let lookahead = max(1, min(20, Int(settings.frameRate.framesPerSecond / 3)))
+            // Bound the encoder's delay (what a crash can lose): a lookahead of about a sixth of a second.
+            let lookahead = max(1, min(10, Int(settings.frameRate.framesPerSecond / 6)))
             try FFmpegCall.set(priv, "rc-lookahead", String(lookahead), for: name)
         case .vp9:
             ctx.pointee.bit_rate = 0
