@@ -9,10 +9,15 @@ enum MediaTool {
         var stderr: String
     }
 
-    /// Runs `tool` with `arguments` and waits.
+    /// Runs `/usr/bin/<tool>` with `arguments` and waits.
     static func run(_ tool: String, _ arguments: [String]) throws -> Output {
+        try runAny("/usr/bin/" + tool, arguments)
+    }
+
+    /// Runs the executable at `path` with `arguments` and waits.
+    static func runAny(_ path: String, _ arguments: [String]) throws -> Output {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
+        process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
