@@ -43,7 +43,7 @@ extension EncoderSink {
         }
 
         public enum Overflow: String, Sendable, CaseIterable {
-            /// A frame arriving while the encoder's queue is full is dropped and counted.
+            /// When the encoder's queue is full, the oldest waiting frame gives way to the new one (counted).
             case drop
             /// The delivery thread waits for room (offline use, tests).
             case block

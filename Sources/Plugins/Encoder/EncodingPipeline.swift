@@ -1,4 +1,7 @@
 import CFFmpeg
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The FFmpeg side of an `EncoderSink`: the output file, the muxer and the encoders. Built by `open` on the
 /// delivery thread, then used only by the sink's encoding thread (handed over when that thread starts).
@@ -12,18 +15,26 @@ final class EncodingPipeline: @unchecked Sendable {
 
     init(settings: EncoderSettings, start: UInt64, reserve: Int64) throws(SinkError) {
         self.settings = settings
-        file = try OutputFile(path: settings.output, sink: "encoder", reserve: reserve)
-        writer = try MediaWriter(container: settings.container, file: file)
-        let global = writer.wantsGlobalHeader
-        video = try settings.video.map { (v) throws(SinkError) in
-            try VideoEncoder(settings: v, start: start, container: settings.container, globalHeader: global)
+        let file = try OutputFile(path: settings.output, sink: "encoder", reserve: reserve)
+        self.file = file
+        do throws(SinkError) {
+            writer = try MediaWriter(container: settings.container, file: file)
+            let global = writer.wantsGlobalHeader
+            video = try settings.video.map { (v) throws(SinkError) in
+                try VideoEncoder(settings: v, start: start, container: settings.container, globalHeader: global)
+            }
+            audio = try settings.audio.map { (a) throws(SinkError) in
+                try AudioEncoder(settings: a, start: start, globalHeader: global)
+            }
+            try video?.attach(to: writer)
+            try audio?.attach(to: writer)
+            try writer.writeHeader()
+        } catch {
+            // Nothing playable was written: leave no empty or header-only file behind.
+            try? file.close()
+            if file.isRegularFile { unlink(settings.output) }
+            throw error
         }
-        audio = try settings.audio.map { (a) throws(SinkError) in
-            try AudioEncoder(settings: a, start: start, globalHeader: global)
-        }
-        try video?.attach(to: writer)
-        try audio?.attach(to: writer)
-        try writer.writeHeader()
     }
 
     /// Encodes one sample. Throws `insufficientStorage` as soon as the disk is nearly full (the reserve

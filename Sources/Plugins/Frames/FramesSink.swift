@@ -27,7 +27,7 @@ public final class FramesSink: CaptureSink, @unchecked Sendable {
     }
 
     public enum Overflow: String, Sendable, CaseIterable {
-        /// Drop the frame and count it.
+        /// The oldest waiting frame gives way to the new one (counted).
         case drop
         /// Make the delivery thread wait (offline use).
         case block

@@ -17,6 +17,8 @@ final class OutputFile {
     let sink: String
     private(set) var fd: Int32
     let isSeekable: Bool
+    /// Whether the output is a regular file (not a pipe, device or standard output).
+    let isRegularFile: Bool
     /// Where the next write goes.
     private(set) var position: Int64 = 0
     /// The largest offset written so far.
@@ -48,6 +50,8 @@ final class OutputFile {
             _ = fchmod(fd, 0o600)
         }
         isSeekable = lseek(fd, 0, SEEK_CUR) >= 0
+        var st = stat()
+        isRegularFile = ownsDescriptor && fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
         reserving = reserve > 0 && isSeekable
         if reserving { try ensureReserve(upTo: 0) }
     }

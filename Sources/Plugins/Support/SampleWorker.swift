@@ -3,10 +3,10 @@ import Foundation
 /// A bounded queue drained by one dedicated thread: what keeps a heavy sink's `consume` cheap on the
 /// delivery thread.
 ///
-/// Items marked droppable (video frames) count against `capacity`; when the queue holds that many, a new
-/// droppable item is dropped and counted (`overflow == .drop`) or the caller waits for room
-/// (`overflow == .block`, for offline use and tests). Items that must not be dropped (audio, format changes,
-/// the end) are always queued.
+/// Items marked droppable (video frames) count against `capacity`; when the queue holds that many, the
+/// oldest waiting droppable item gives way to the new one and is counted (`overflow == .drop`: the newest
+/// picture is never the one lost), or the caller waits for room (`overflow == .block`, for offline use and
+/// tests). Items that must not be dropped (audio, format changes) are always queued.
 final class SampleWorker<Item: Sendable>: @unchecked Sendable {
     enum Overflow: String, Sendable, CaseIterable {
         case drop
@@ -38,7 +38,7 @@ final class SampleWorker<Item: Sendable>: @unchecked Sendable {
         thread.start()
     }
 
-    /// Queues an item. Returns false when it was dropped.
+    /// Queues an item. Returns false when it could not be queued (after `finishAndWait`).
     @discardableResult
     func submit(_ item: Item, droppable: Bool) -> Bool {
         condition.lock()
@@ -46,9 +46,11 @@ final class SampleWorker<Item: Sendable>: @unchecked Sendable {
         guard !finished else { return false }
         if droppable {
             while droppableCount >= capacity {
-                if overflow == .drop {
+                if overflow == .drop, let oldest = items[head...].firstIndex(where: { $0.droppable }) {
+                    items.remove(at: oldest)
+                    droppableCount -= 1
                     droppedCount += 1
-                    return false
+                    break
                 }
                 condition.wait()
                 if finished { return false }
