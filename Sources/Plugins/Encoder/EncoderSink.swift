@@ -24,9 +24,8 @@ public final class EncoderSink: CaptureSink, @unchecked Sendable {
     }
 
     private let shared = Mutex(Shared())
-    // Set by open, read by consume and close: all on the delivery thread, never concurrently.
+    // Set by open, used by consume and close: all on the delivery thread, never concurrently.
     private var worker: SampleWorker<CaptureSample>?
-    private var outputPath: String?
 
     /// Checks the options that do not depend on the stream (so a bad spec fails at creation).
     public init(options: Options = Options()) throws(SinkError) {
@@ -38,7 +37,6 @@ public final class EncoderSink: CaptureSink, @unchecked Sendable {
     public func open(_ context: SinkContext) throws(SinkError) {
         guard worker == nil else { throw .failed(sink: id, reason: "open was called twice") }
         let settings = try options.resolve(context)
-        outputPath = settings.output
         let pipeline = try EncodingPipeline(settings: settings, start: context.startTime, reserve: options.reserveBytes)
         let overflow: SampleWorker<CaptureSample>.Overflow = options.overflow == .drop ? .drop : .block
         worker = SampleWorker(
