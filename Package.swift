@@ -33,7 +33,8 @@ let package = Package(
         .target(name: "PortalTestSupport", dependencies: ["PortalCapture"]),
         .executableTarget(name: "TestPortalBackend", dependencies: ["PortalCapture", "PortalTestSupport", "CPipeWire"]),
         .target(name: "ExampleSinkPlugin", dependencies: ["CPluginABI"]),
-        // A child process for sink tests that kill a recording mid-way (crash safety of the files).
+        // A child process for sink tests that kill a recording mid-way (crash safety of the files), and the
+        // encoder benchmark's driver (bench/encoder.sh).
         .executableTarget(name: "SinkTestHelper", dependencies: ["Plugins", "PortalTestSupport"]),
 
         .testTarget(name: "PortalCaptureTests", dependencies: ["PortalCapture", "PortalTestSupport", "CPipeWire", "CDBus"]),
