@@ -25,7 +25,7 @@ let package = Package(
         // The versioned C ABI for third-party sink plugins (header only).
         .systemLibrary(name: "CPluginABI"),
 
-        .target(name: "PortalCapture", dependencies: ["CPipeWire", "CDBus", "CPNG"]),
+        .target(name: "PortalCapture", dependencies: ["CPipeWire", "CDBus", "CPNG", "CPluginABI"]),
         .target(name: "Plugins", dependencies: ["PortalCapture", "CFFmpeg", "CLibYUV", "CPNG", "CPluginABI"]),
         .executableTarget(name: "pwrecord", dependencies: ["PortalCapture", "Plugins"]),
 
@@ -33,9 +33,12 @@ let package = Package(
         .target(name: "PortalTestSupport", dependencies: ["PortalCapture"]),
         .executableTarget(name: "TestPortalBackend", dependencies: ["PortalCapture", "PortalTestSupport", "CPipeWire"]),
         .target(name: "ExampleSinkPlugin", dependencies: ["CPluginABI"]),
+        // A child process for sink tests that kill a recording mid-way (crash safety of the files), and the
+        // encoder benchmark's driver (bench/encoder.sh).
+        .executableTarget(name: "SinkTestHelper", dependencies: ["Plugins", "PortalTestSupport"]),
 
         .testTarget(name: "PortalCaptureTests", dependencies: ["PortalCapture", "PortalTestSupport", "CPipeWire", "CDBus"]),
-        .testTarget(name: "PluginsTests", dependencies: ["Plugins", "PortalCapture", "PortalTestSupport"]),
+        .testTarget(name: "PluginsTests", dependencies: ["Plugins", "PortalCapture", "PortalTestSupport", "SinkTestHelper"]),
         .testTarget(name: "pwrecordTests", dependencies: ["pwrecord", "PortalCapture", "PortalTestSupport"]),
     ]
 )

@@ -15,3 +15,16 @@ static const int CAV_ERROR_EOF = AVERROR_EOF;
 static const int CAV_ERROR_EAGAIN = AVERROR(EAGAIN);
 // AV_NOPTS_VALUE is a cast macro.
 static const int64_t CAV_NOPTS_VALUE = AV_NOPTS_VALUE;
+#include <libavutil/audio_fifo.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+// AVERROR(ENOSPC) for a custom AVIO write callback; AVERROR is a function-like macro.
+static inline int cav_error_from_errno(int e) { return AVERROR(e); }
+
+// The encoder's output file keeps an allocation reserve beyond its end (so that running out of space is
+// seen while the trailer still fits). fallocate(2) is a GNU extension that Swift's Glibc module hides, and
+// syscall(2) is variadic, so neither imports. Mode 1 is FALLOC_FL_KEEP_SIZE (the file size does not change).
+static inline int cav_reserve_space(int fd, int64_t offset, int64_t length) {
+    return (int)syscall(SYS_fallocate, fd, 1, (off_t)offset, (off_t)length);
+}

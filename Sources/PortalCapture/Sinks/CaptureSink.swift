@@ -43,18 +43,27 @@ public struct SinkContext: Sendable {
     }
 }
 
-/// What a sink wrote.
+/// What a sink wrote. `videoFrames` counts frames written to the output (for CFR, including duplicates);
+/// `audioFrames` counts audio sample frames (one sample per channel).
 public struct SinkResult: Sendable, Equatable {
     /// Files written, in the order a user should look at them.
     public var files: [String]
     public var videoFrames: Int
     public var audioFrames: Int
     public var bytesWritten: Int64
+    /// Video frames the sink received but did not write (its own queue was full, or CFR dropped a frame
+    /// that fell into an already filled slot).
+    public var droppedFrames: Int
+    /// Frames written more than once to keep a constant frame rate (CFR).
+    public var duplicatedFrames: Int
 
-    public init(files: [String] = [], videoFrames: Int = 0, audioFrames: Int = 0, bytesWritten: Int64 = 0) {
+    public init(files: [String] = [], videoFrames: Int = 0, audioFrames: Int = 0, bytesWritten: Int64 = 0,
+                droppedFrames: Int = 0, duplicatedFrames: Int = 0) {
         self.files = files
         self.videoFrames = videoFrames
         self.audioFrames = audioFrames
         self.bytesWritten = bytesWritten
+        self.droppedFrames = droppedFrames
+        self.duplicatedFrames = duplicatedFrames
     }
 }

@@ -1,0 +1,182 @@
+import CFFmpeg
+
+/// One video encoder: converts frames with libyuv into its `AVFrame`, places them in time with a
+/// `FrameClock`, and hands packets to the `MediaWriter`. Used by the encoding thread only.
+final class VideoEncoder {
+    let settings: EncoderSettings.Video
+    let codec: UnsafeMutablePointer<AVCodecContext>
+    private var picture: UnsafeMutablePointer<AVFrame>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private let converter: FrameConverter
+    private var clock: FrameClock
+    private var hasPicture = false
+    private(set) var streamIndex: Int32 = -1
+    /// Frames sent to the encoder (including duplicates), duplicates among them, and CFR drops.
+    private(set) var encoded = 0
+    private(set) var duplicated = 0
+    private(set) var dropped = 0
+
+    init(settings: EncoderSettings.Video, start: UInt64, container: EncoderSink.Options.Container,
+         globalHeader: Bool) throws(SinkError) {
+        self.settings = settings
+        let name = settings.codec.encoderName
+        guard let encoder = avcodec_find_encoder_by_name(name) else {
+            throw .unsupported(sink: "encoder", reason:
+                "this FFmpeg has no \(name) encoder for \(settings.codec.rawValue); install the library FFmpeg was built with, or choose another codec")
+        }
+        guard let ctx = avcodec_alloc_context3(encoder) else {
+            throw .failed(sink: "encoder", reason: "avcodec_alloc_context3(\(name)) failed")
+        }
+        codec = ctx
+        let mode: FrameClock.Mode = settings.rate == .cfr
+            ? .constant(settings.frameRate)
+            : .variable(ticksPerSecond: container == .mp4 ? 90_000 : 1_000)
+        clock = FrameClock(mode: mode, start: start)
+        converter = FrameConverter(layout: settings.pixelFormat.layout, width: settings.width, height: settings.height)
+
+        let tb = clock.timeBase
+        ctx.pointee.width = Int32(settings.width)
+        ctx.pointee.height = Int32(settings.height)
+        ctx.pointee.pix_fmt = VideoEncoder.avPixelFormat(settings.pixelFormat)
+        ctx.pointee.time_base = AVRational(num: tb.num, den: tb.den)
+        ctx.pointee.framerate = AVRational(num: Int32(settings.frameRate.numerator), den: Int32(settings.frameRate.denominator))
+        ctx.pointee.gop_size = Int32(settings.gopSize)
+        ctx.pointee.thread_count = Int32(settings.threads)
+        if settings.pixelFormat == .bgr0 || settings.pixelFormat == .bgra {
+            ctx.pointee.colorspace = AVCOL_SPC_RGB
+            ctx.pointee.color_range = AVCOL_RANGE_JPEG
+        } else {
+            // libyuv's conversion: BT.601 matrix, limited range; the pixels themselves are sRGB.
+            ctx.pointee.colorspace = AVCOL_SPC_SMPTE170M
+            ctx.pointee.color_range = AVCOL_RANGE_MPEG
+        }
+        ctx.pointee.color_primaries = AVCOL_PRI_BT709
+        ctx.pointee.color_trc = AVCOL_TRC_IEC61966_2_1
+        if globalHeader { ctx.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
+        try configure(ctx, name: name)
+
+        try FFmpegCall.check(avcodec_open2(ctx, encoder, nil), "avcodec_open2(\(name), \(settings.width)x\(settings.height) \(settings.pixelFormat.rawValue))")
+
+        picture = av_frame_alloc()
+        packet = av_packet_alloc()
+        guard let picture, packet != nil else { throw .failed(sink: "encoder", reason: "av_frame_alloc failed") }
+        picture.pointee.format = ctx.pointee.pix_fmt.rawValue
+        picture.pointee.width = ctx.pointee.width
+        picture.pointee.height = ctx.pointee.height
+        picture.pointee.color_range = ctx.pointee.color_range
+        picture.pointee.colorspace = ctx.pointee.colorspace
+        picture.pointee.color_primaries = ctx.pointee.color_primaries
+        picture.pointee.color_trc = ctx.pointee.color_trc
+        try FFmpegCall.check(av_frame_get_buffer(picture, 0), "av_frame_get_buffer")
+    }
+
+    deinit {
+        av_frame_free(&picture)
+        av_packet_free(&packet)
+        var ctx: UnsafeMutablePointer<AVCodecContext>? = codec
+        avcodec_free_context(&ctx)
+    }
+
+    /// Registers the stream with the writer (after `avcodec_open2`, before the header).
+    func attach(to writer: MediaWriter) throws(SinkError) {
+        streamIndex = try writer.addStream(for: codec)
+    }
+
+    /// Encodes one captured frame (and, for CFR, the duplicates of the previous one that come before it).
+    func encode(_ frame: VideoFrame, writer: MediaWriter) throws(SinkError) {
+        guard let picture else { return }
+        let place = clock.place(frame.timestamp)
+        if hasPicture {
+            for slot in place.duplicates {
+                picture.pointee.pts = slot
+                try send(picture, writer: writer)
+                duplicated += 1
+                encoded += 1
+            }
+        }
+        guard let pts = place.pts else {
+            dropped += 1
+            return
+        }
+        try FFmpegCall.check(av_frame_make_writable(picture), "av_frame_make_writable")
+        let planes = VideoEncoder.planes(of: picture, count: FrameConverter.planeSizes(converter.layout, width: 2, height: 2).count)
+        guard converter.convert(frame, into: planes) else {
+            throw .unsupported(sink: "encoder", reason: "libyuv could not convert a \(frame.format) frame to \(settings.pixelFormat.rawValue)")
+        }
+        picture.pointee.pts = pts
+        try send(picture, writer: writer)
+        hasPicture = true
+        encoded += 1
+    }
+
+    /// Drains the encoder's delayed frames.
+    func flush(writer: MediaWriter) throws(SinkError) {
+        try send(nil, writer: writer)
+    }
+
+    private func send(_ frame: UnsafeMutablePointer<AVFrame>?, writer: MediaWriter) throws(SinkError) {
+        try FFmpegCall.check(avcodec_send_frame(codec, frame), "avcodec_send_frame(\(settings.codec.encoderName))")
+        guard let packet else { return }
+        while true {
+            let r = avcodec_receive_packet(codec, packet)
+            if r == CAV_ERROR_EAGAIN || r == CAV_ERROR_EOF { return }
+            try FFmpegCall.check(r, "avcodec_receive_packet(\(settings.codec.encoderName))")
+            if packet.pointee.duration == 0 && settings.rate == .cfr { packet.pointee.duration = 1 }
+            av_packet_rescale_ts(packet, codec.pointee.time_base, writer.timeBase(of: streamIndex))
+            packet.pointee.stream_index = streamIndex
+            try writer.write(packet)
+        }
+    }
+
+    private func configure(_ ctx: UnsafeMutablePointer<AVCodecContext>, name: String) throws(SinkError) {
+        let priv = ctx.pointee.priv_data
+        switch settings.codec {
+        case .h264:
+            if let p = settings.preset { try FFmpegCall.set(priv, "preset", p, for: name) }
+            if let crf = settings.crf { try FFmpegCall.set(priv, "crf", String(crf), for: name) }
+            // Bound the encoder's delay (what a crash can lose): a lookahead of at most about a sixth of a
+            // second, never more than the preset's own.
+            let cap = max(1, min(10, Int(settings.frameRate.framesPerSecond / 6)))
+            let presetLookahead = VideoEncoder.x264Lookahead[settings.preset ?? "medium"] ?? 40
+            if presetLookahead > cap {
+                try FFmpegCall.set(priv, "rc-lookahead", String(cap), for: name)
+            }
+        case .vp9:
+            ctx.pointee.bit_rate = 0
+            try FFmpegCall.set(priv, "deadline", "realtime", for: name)
+            try FFmpegCall.set(priv, "cpu-used", settings.preset ?? "8", for: name)
+            if let crf = settings.crf { try FFmpegCall.set(priv, "crf", String(crf), for: name) }
+            try FFmpegCall.set(priv, "row-mt", "1", for: name)
+            try FFmpegCall.set(priv, "lag-in-frames", "0", for: name)
+        case .av1:
+            if let p = settings.preset { try FFmpegCall.set(priv, "preset", p, for: name) }
+            if let crf = settings.crf { try FFmpegCall.set(priv, "crf", String(crf), for: name) }
+        case .ffv1:
+            try FFmpegCall.set(priv, "slicecrc", "1", for: name)
+            ctx.pointee.level = 3
+        }
+    }
+
+    /// x264's `rc_lookahead` per preset (x264's `x264_param_default_preset`).
+    static let x264Lookahead: [String: Int] = [
+        "ultrafast": 0, "superfast": 0, "veryfast": 10, "faster": 20, "fast": 30, "medium": 40,
+        "slow": 50, "slower": 60, "veryslow": 60, "placebo": 60,
+    ]
+
+    static func avPixelFormat(_ f: EncoderSink.Options.PixelFormat) -> AVPixelFormat {
+        switch f {
+        case .yuv420p: AV_PIX_FMT_YUV420P
+        case .nv12: AV_PIX_FMT_NV12
+        case .yuv444p: AV_PIX_FMT_YUV444P
+        case .bgr0: AV_PIX_FMT_BGR0
+        case .bgra: AV_PIX_FMT_BGRA
+        }
+    }
+
+    /// The first `count` planes of an `AVFrame` (its `data`/`linesize` arrays import as 8-tuples).
+    static func planes(of frame: UnsafeMutablePointer<AVFrame>, count: Int) -> [FrameConverter.Plane] {
+        let data = frame.pointee.data, lines = frame.pointee.linesize
+        let all = [(data.0, lines.0), (data.1, lines.1), (data.2, lines.2)]
+        return all.prefix(count).compactMap { d, l in d.map { FrameConverter.Plane(base: $0, stride: Int(l)) } }
+    }
+}

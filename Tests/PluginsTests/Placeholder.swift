@@ -1,2 +1,0 @@
-import Testing
-@Test("the PluginsTests target builds") func builds() { #expect(Bool(true)) }

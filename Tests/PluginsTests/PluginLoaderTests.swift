@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+import Plugins
+import PortalTestSupport
+
+@Suite("Third-party plugins", .serialized)
+struct PluginLoaderTests {
+    /// A trusted plugin folder: ours, mode 0755.
+    private func pluginDirectory(_ tmp: TemporaryDirectory) -> String {
+        let dir = tmp.file("plugins")
+        mkdir(dir, 0o755)
+        chmod(dir, 0o755)
+        return dir
+    }
+
+    private func rejection(_ scan: PluginLoader.Scan) -> (path: String, reason: String)? {
+        guard scan.rejected.count == 1, case .pluginRejected(let path, let reason) = scan.rejected[0] else { return nil }
+        return (path, reason)
+    }
+
+    static var examplePlugin: String {
+        URL(fileURLWithPath: ChildRecorder.helperPath).deletingLastPathComponent()
+            .appendingPathComponent("libExampleSinkPlugin.so").path
+    }
+
+    @Test("the example plugin loads from a trusted folder, receives frames and writes its checksums")
+    func examplePluginWorks() throws {
+        let tmp = TemporaryDirectory("plugin")
+        let dir = pluginDirectory(tmp)
+        let installed = dir + "/libExampleSinkPlugin.so"
+        #expect(FileManager.default.fileExists(atPath: Self.examplePlugin), "built by swift build: \(Self.examplePlugin)")
+        try FileManager.default.copyItem(atPath: Self.examplePlugin, toPath: installed)
+        chmod(installed, 0o755)
+
+        var registry = SinkRegistry.standard()
+        let rejected = registry.registerPlugins(from: PluginLoader(directories: [dir, tmp.file("missing")]))
+        #expect(rejected.isEmpty, "\(rejected)")
+        let factory = try registry.factory(for: "framestats")
+        #expect(factory.origin == installed)
+        #expect(factory.options.map(\.name) == ["output", "every"])
+        #expect(factory.options[1].defaultValue == "1")
+
+        let out = tmp.file("stats.txt")
+        let sink = try registry.makeSink("framestats:output=\(out)")
+        let video = VideoFormat(pixelFormat: .rgbx, width: 64, height: 48, frameRate: FrameRate(30, 1))
+        let audio = AudioFormat(sampleFormat: .s16, sampleRate: 48_000, channels: 1)
+        let samples = Synthetic.samples(video: video, audio: audio, seconds: 0.4, start: Synthetic.start)
+        let result = try Synthetic.run(sink, video: video, audio: audio, output: nil, start: Synthetic.start, samples: samples)
+        #expect(result.files == [out])
+        #expect(result.videoFrames == 12)
+        #expect(result.audioFrames == 19_200)
+
+        let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+        let frameLines = lines.filter { $0.hasPrefix("frame ") }
+        #expect(frameLines.count == 12)
+        let frames = samples.compactMap { s -> VideoFrame? in if case .video(let f) = s { f } else { nil } }
+        for (line, frame) in zip(frameLines, frames) {
+            let f = line.split(separator: " ")
+            #expect(f[1] == "\(frame.sequence)" && f[2] == "\(frame.timestamp)" && f[3] == "64" && f[4] == "48" && f[5] == "RGBx")
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for b in frame.bytes { hash = (hash ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
+            #expect(UInt64(f[6], radix: 16) == hash, "checksum of frame \(frame.sequence)")
+        }
+        #expect(lines.last == "# summary frames=12 received=12 audio_frames=19200")
+        var st = stat()
+        #expect(stat(out, &st) == 0 && st.st_mode & 0o777 == 0o600)
+    }
+
+    @Test("the example plugin's own option errors come back naming the option")
+    func examplePluginOptionError() throws {
+        let tmp = TemporaryDirectory("plugin")
+        let dir = pluginDirectory(tmp)
+        try FileManager.default.copyItem(atPath: Self.examplePlugin, toPath: dir + "/libExampleSinkPlugin.so")
+        var registry = SinkRegistry.standard()
+        #expect(registry.registerPlugins(from: PluginLoader(directories: [dir])).isEmpty)
+        let error = #expect(throws: SinkError.self) { _ = try registry.makeSink("framestats:every=0") }
+        #expect(error == .invalidOption(sink: "framestats", option: "every", reason: "'0' is not a whole number of at least 1"))
+        let unknown = #expect(throws: SinkError.self) { _ = try registry.makeSink("framestats:colour=red") }
+        #expect(unknown == .invalidOption(sink: "framestats", option: "colour", reason: "unknown option; known options: output, every"))
+    }
+
+    @Test("a world-writable plugin folder is refused with the reason and the fix, and nothing in it loads")
+    func worldWritableFolder() throws {
+        let tmp = TemporaryDirectory("plugin")
+        let dir = pluginDirectory(tmp)
+        let marker = tmp.file("created")
+        _ = try TestPlugin.build(.init(), name: "libctest.so", in: dir, marker: marker)
+        chmod(dir, 0o777)
+        let scan = PluginLoader(directories: [dir]).scan()
+        #expect(scan.factories.isEmpty)
+        let r = try #require(rejection(scan))
+        #expect(r.path == dir)
+        #expect(r.reason == "the folder is writable by everyone (mode 0777), so anyone could replace the code; run `chmod go-w \(dir)` if you trust its contents")
+        #expect(SinkError.pluginRejected(path: r.path, reason: r.reason).description.hasPrefix("plugin \(dir) was not loaded: "))
+    }
+
+    @Test("group-writable files, files of other users and links into untrusted folders are refused")
+    func untrustedFiles() throws {
+        let tmp = TemporaryDirectory("plugin")
+        let dir = pluginDirectory(tmp)
+        let marker = tmp.file("created")
+        let plugin = try TestPlugin.build(.init(), name: "libctest.so", in: dir, marker: marker)
+
+        chmod(plugin, 0o775)
+        var r = try #require(rejection(PluginLoader(directories: [dir]).scan()))
+        #expect(r.reason.hasPrefix("the file is writable by its group (mode 0775)"))
+
+        chmod(plugin, 0o755)
+        chown(plugin, 65534, 65534)
+        r = try #require(rejection(PluginLoader(directories: [dir]).scan()))
+        #expect(r.reason.hasPrefix("the file is owned by uid 65534, not by you (uid \(geteuid())) or root"))
+        chown(plugin, geteuid(), getegid())
+
+        // A link from the trusted folder to a file in a world-writable one.
+        let open = tmp.file("open")
+        mkdir(open, 0o777)
+        chmod(open, 0o777)
+        try FileManager.default.moveItem(atPath: plugin, toPath: open + "/libctest.so")
+        symlink(open + "/libctest.so", plugin)
+        r = try #require(rejection(PluginLoader(directories: [dir]).scan()))
+        #expect(r.path == open && r.reason.contains("writable by everyone"))
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
+    @Test("an unknown ABI version, a short table, a declining or missing entry are refused without calling create",
+          arguments: [
+            (TestPlugin.Variant(abiVersion: "2"), "the plugin implements plugin ABI 2, this pwrecord speaks 1"),
+            (TestPlugin.Variant(structSize: "16"), "the plugin's table is 16 bytes, plugin ABI 1 needs at least 96"),
+            (TestPlugin.Variant(entryBody: "(void)&table; return NULL;"), "the plugin declined this host's plugin ABI 1"),
+            (TestPlugin.Variant(entryName: "other_entry"), "not a pwrecord plugin: it does not export pwrec_sink_entry"),
+            (TestPlugin.Variant(id: "Bad Id"), "the sink id 'Bad Id' is not lowercase letters"),
+          ])
+    func refusedTables(variant: TestPlugin.Variant, reason: String) throws {
+        let tmp = TemporaryDirectory("plugin")
+        let dir = pluginDirectory(tmp)
+        let marker = tmp.file("created")
+        let plugin = try TestPlugin.build(variant, name: "libctest.so", in: dir, marker: marker)
+        let scan = PluginLoader(directories: [dir]).scan()
+        #expect(scan.factories.isEmpty)
+        let r = try #require(rejection(scan))
+        #expect(r.path == plugin)
+        #expect(r.reason.hasPrefix(reason), "\(r.reason)")
+        #expect(!FileManager.default.fileExists(atPath: marker), "create was never called")
+    }
+
+    @Test("a C plugin's status codes become SinkErrors, and a plugin cannot take a built-in's id")
+    func cPluginErrors() throws {
+        let tmp = TemporaryDirectory("plugin")
+        let dir = pluginDirectory(tmp)
+        let marker = tmp.file("created")
+        _ = try TestPlugin.build(.init(id: "cfail", failAt: 3), name: "libcfail.so", in: dir, marker: marker)
+        let clash = try TestPlugin.build(.init(id: "encoder"), name: "libclash.so", in: dir, marker: marker)
+        var registry = SinkRegistry.standard()
+        let rejected = registry.registerPlugins(from: PluginLoader(directories: [dir]))
+        #expect(rejected.count == 1)
+        if case .pluginRejected(let path, let reason) = rejected.first {
+            #expect(path == clash && reason.contains("'encoder' is already taken"))
+        } else { Issue.record("expected the clash to be rejected: \(rejected)") }
+        #expect(!FileManager.default.fileExists(atPath: marker))
+
+        let bad = #expect(throws: SinkError.self) { _ = try registry.makeSink("cfail:mode=!x") }
+        #expect(bad == .invalidOption(sink: "cfail", option: "mode", reason: "values may not start with '!'"))
+        #expect(FileManager.default.fileExists(atPath: marker), "create ran for a valid table")
+
+        let sink = try registry.makeSink("cfail:mode=fast")
+        let video = VideoFormat(pixelFormat: .bgrx, width: 16, height: 16)
+        try sink.open(SinkContext(video: video, audio: nil, output: tmp.file("out"), startTime: 0))
+        for i in 0..<3 { try sink.consume(.video(Synthetic.frame(i, format: video, timestamp: UInt64(i)))) }
+        #expect(throws: SinkError.insufficientStorage(path: tmp.file("out"))) {
+            try sink.consume(.video(Synthetic.frame(3, format: video, timestamp: 3)))
+        }
+        #expect(try sink.close().videoFrames == 3)
+    }
+
+    @Test("the default folders are the system, local and per-user ones")
+    func defaultFolders() {
+        #expect(PluginLoader.defaultDirectories(home: "/home/ann") ==
+                ["/usr/lib/pwrecord/plugins", "/usr/local/lib/pwrecord/plugins", "/home/ann/.local/lib/pwrecord/plugins"])
+    }
+}

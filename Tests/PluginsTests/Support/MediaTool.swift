@@ -1,0 +1,118 @@
+import Foundation
+import Plugins
+
+/// Runs the `ffprobe`/`ffmpeg` command-line tools (Debian's `ffmpeg` package) to check what sinks wrote.
+enum MediaTool {
+    struct Output {
+        var status: Int32
+        var stdout: Data
+        var stderr: String
+    }
+
+    /// Runs `/usr/bin/<tool>` with `arguments` and waits.
+    static func run(_ tool: String, _ arguments: [String]) throws -> Output {
+        try runAny("/usr/bin/" + tool, arguments)
+    }
+
+    /// Runs the executable at `path` with `arguments` and waits.
+    static func runAny(_ path: String, _ arguments: [String]) throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes while the process runs, so a large output cannot block it.
+        let collected = CollectedData()
+        let errThread = Thread { collected.set(err.fileHandleForReading.readDataToEndOfFile()) }
+        errThread.start()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !collected.isSet { usleep(1000) }
+        return Output(status: process.terminationStatus, stdout: data,
+                      stderr: String(decoding: collected.get(), as: UTF8.self))
+    }
+
+    /// The streams ffprobe sees, with decoded frame counts (`-count_frames`).
+    struct Stream {
+        var type: String
+        var codec: String
+        var width: Int?
+        var height: Int?
+        var pixelFormat: String?
+        var frames: Int?
+        var sampleRate: Int?
+        var channels: Int?
+    }
+
+    static func probe(_ path: String) throws -> [Stream] {
+        let o = try run("ffprobe", ["-v", "error", "-count_frames", "-show_streams", "-of", "json", path])
+        guard o.status == 0 else { throw ToolError("ffprobe failed on \(path): \(o.stderr)") }
+        let json = try JSONSerialization.jsonObject(with: o.stdout) as? [String: Any]
+        let streams = json?["streams"] as? [[String: Any]] ?? []
+        return streams.map { s in
+            Stream(type: s["codec_type"] as? String ?? "", codec: s["codec_name"] as? String ?? "",
+                   width: s["width"] as? Int, height: s["height"] as? Int, pixelFormat: s["pix_fmt"] as? String,
+                   frames: (s["nb_read_frames"] as? String).flatMap(Int.init),
+                   sampleRate: (s["sample_rate"] as? String).flatMap(Int.init), channels: s["channels"] as? Int)
+        }
+    }
+
+    /// Presentation times (seconds) of the video frames, in decode order of packets.
+    static func videoFrameTimes(_ path: String) throws -> [Double] {
+        let o = try run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
+                                    "-of", "csv=p=0", path])
+        guard o.status == 0 else { throw ToolError("ffprobe failed on \(path): \(o.stderr)") }
+        return String(decoding: o.stdout, as: UTF8.self).split(separator: "\n").compactMap {
+            Double($0.trimmingCharacters(in: .whitespaces).split(separator: ",").first ?? "")
+        }
+    }
+
+    /// Every video frame decoded to RGBA at `width` x `height`.
+    static func decodeVideo(_ path: String, width: Int, height: Int) throws -> (frames: [VideoFrame], stderr: String, status: Int32) {
+        let o = try run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
+        let format = VideoFormat(pixelFormat: .rgba, width: width, height: height)
+        let size = width * height * 4
+        var frames: [VideoFrame] = []
+        var offset = 0
+        o.stdout.withUnsafeBytes { raw in
+            while offset + size <= raw.count {
+                let storage = FrameStorage(capacity: size)
+                storage.bytes.copyMemory(from: raw.baseAddress! + offset, byteCount: size)
+                frames.append(VideoFrame(format: format, stride: width * 4, timestamp: 0, sequence: UInt64(frames.count), storage: storage))
+                offset += size
+            }
+        }
+        return (frames, o.stderr, o.status)
+    }
+
+    /// The first audio stream decoded to mono f32 at 48 kHz.
+    static func decodeAudio(_ path: String) throws -> [Float] {
+        let o = try run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0", "-f", "f32le", "-ac", "1", "-ar", "48000", "-"])
+        guard o.status == 0 else { throw ToolError("ffmpeg could not decode the audio of \(path): \(o.stderr)") }
+        return o.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// The dominant frequency of `samples` at 48 kHz, from rising zero crossings.
+    static func frequency(_ samples: [Float]) -> Double {
+        guard samples.count > 4800 else { return 0 }
+        var crossings = 0
+        for i in 1..<samples.count where samples[i - 1] < 0 && samples[i] >= 0 { crossings += 1 }
+        return Double(crossings) / (Double(samples.count) / 48_000)
+    }
+}
+
+struct ToolError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
+
+/// A one-shot, thread-safe box (for a pipe reader thread).
+final class CollectedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Data?
+    func set(_ d: Data) { lock.lock(); value = d; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value != nil }
+    func get() -> Data { lock.lock(); defer { lock.unlock() }; return value ?? Data() }
+}
