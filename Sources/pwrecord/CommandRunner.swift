@@ -28,6 +28,7 @@ struct CommandRunner {
             switch parsed.path.dropFirst().joined(separator: " ") {
             case "policy check": return try PolicyCommands.check(parsed, console: console)
             case "policy explain": return try PolicyCommands.explain(parsed, console: console)
+            case "sinks": return SinksCommand.run(parsed, console: console)
             default:
                 console.error("'\(parsed.path.dropFirst().joined(separator: " "))' is not available in this build yet",
                               hint: "see 'pwrecord --help'")
