@@ -53,10 +53,10 @@ public final class PipeWireCore: @unchecked Sendable {
         weak var object: (any PipeWireCoreObserver)?
     }
 
-    /// Connects to the default daemon (`$PIPEWIRE_REMOTE`, else `$XDG_RUNTIME_DIR/pipewire-0`) with
-    /// `pw_context_connect`.
-    public convenience init(name: String = "pwrecord") throws(PipeWireError) {
-        try self.init(name: name, fileDescriptor: nil)
+    /// Connects with `pw_context_connect` to the daemon whose socket is `remote` (`remote.name`, a name in
+    /// `$XDG_RUNTIME_DIR`), or by default to `$PIPEWIRE_REMOTE`, else `pipewire-0`.
+    public convenience init(name: String = "pwrecord", remote: String? = nil) throws(PipeWireError) {
+        try self.init(name: name, fileDescriptor: nil, remote: remote)
     }
 
     /// Connects through an fd from `org.freedesktop.portal.ScreenCast.OpenPipeWireRemote` with
@@ -64,11 +64,11 @@ public final class PipeWireCore: @unchecked Sendable {
     /// it is closed on failure too.
     public convenience init(connectingTo fd: Int32, name: String = "pwrecord") throws(PipeWireError) {
         guard fd >= 0 else { throw .invalidArgument("file descriptor \(fd)") }
-        try self.init(name: name, fileDescriptor: fd)
+        try self.init(name: name, fileDescriptor: fd, remote: nil)
     }
 
-    private init(name: String, fileDescriptor: Int32?) throws(PipeWireError) {
-        let parts = try Self.connect(name: name, fileDescriptor: fileDescriptor)   // returns with the lock held
+    private init(name: String, fileDescriptor: Int32?, remote: String?) throws(PipeWireError) {
+        let parts = try Self.connect(name: name, fileDescriptor: fileDescriptor, remote: remote)   // returns with the lock held
         threadLoop = parts.threadLoop
         loop = parts.loop
         context = parts.context
@@ -81,7 +81,7 @@ public final class PipeWireCore: @unchecked Sendable {
     private struct Parts { var threadLoop: OpaquePointer; var loop: UnsafeMutablePointer<pw_loop>; var context: OpaquePointer; var core: OpaquePointer }
 
     /// Creates the loop and context, starts the loop, locks it and connects. On success the lock is held.
-    private static func connect(name: String, fileDescriptor: Int32?) throws(PipeWireError) -> Parts {
+    private static func connect(name: String, fileDescriptor: Int32?, remote: String?) throws(PipeWireError) -> Parts {
         PipeWireLibrary.ensureInitialized()
         guard let threadLoop = pw_thread_loop_new(name, nil) else {
             let err = errno
@@ -104,7 +104,12 @@ public final class PipeWireCore: @unchecked Sendable {
         }
         pw_thread_loop_lock(threadLoop)
         // pw_context_connect_fd owns the fd from here on, on success and on failure.
-        let core = fileDescriptor.map { pw_context_connect_fd(context, $0, nil, 0) } ?? pw_context_connect(context, nil, 0)
+        var props: UnsafeMutablePointer<pw_properties>?   // owned by pw_context_connect
+        if let remote, let p = pw_properties_new_string("") {
+            pw_properties_set(p, PW_KEY_REMOTE_NAME, remote)
+            props = p
+        }
+        let core = fileDescriptor.map { pw_context_connect_fd(context, $0, nil, 0) } ?? pw_context_connect(context, props, 0)
         guard let core else {
             let err = errno
             pw_thread_loop_unlock(threadLoop)

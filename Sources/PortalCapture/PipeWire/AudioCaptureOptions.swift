@@ -1,0 +1,50 @@
+/// How an `AudioCaptureStream` negotiates (options are values).
+public struct AudioCaptureOptions: Sendable, Equatable {
+    /// F32 (default) or S16, interleaved.
+    public var sampleFormat: AudioFormat.SampleFormat = .f32
+    public var sampleRate = 48_000
+    /// Channel count; nil takes the source's.
+    public var channels: Int?
+    /// The latency asked for, in sample frames (`node.latency` = frames/rate); nil leaves the graph's.
+    public var latencyFrames: Int? = 480
+    /// Capture the default output's monitor ("system audio", `stream.capture.sink`) instead of a source.
+    public var captureSinkMonitor = false
+    /// End the stream with `.noFrames` when no buffer arrives for this long (nil: never).
+    public var noFrameTimeout: Duration?
+    /// `node.name` of the capture node.
+    public var nodeName = "pwrecord-audio"
+    /// Extra `pw_stream` properties, applied last.
+    public var properties: [String: String] = [:]
+
+    public init() {}
+
+    func validate() throws(PipeWireError) {
+        if sampleRate < 1 || sampleRate > 768_000 { throw .invalidArgument("sampleRate \(sampleRate)") }
+        if let channels, channels < 1 || channels > 64 { throw .invalidArgument("channels \(channels) (1...64)") }
+        if let latencyFrames, latencyFrames < 1 { throw .invalidArgument("latencyFrames \(latencyFrames)") }
+        if let t = noFrameTimeout, t <= .zero { throw .invalidArgument("noFrameTimeout \(t)") }
+    }
+}
+
+/// What an `AudioCaptureStream` reports, ending with exactly one `.ended`.
+public enum AudioCaptureEvent: Sendable, Equatable {
+    case stateChanged(PipeWireStreamState)
+    case formatChanged(AudioFormat)
+    case ended(PipeWireStreamEndCause)
+}
+
+/// Counters of an `AudioCaptureStream` (a snapshot).
+public struct AudioCaptureStatistics: Sendable, Equatable {
+    /// Buffers dequeued (every one is requeued).
+    public var buffersReceived = 0
+    /// Chunks handed to the handler.
+    public var chunksDelivered = 0
+    /// Sample frames handed to the handler.
+    public var sampleFramesDelivered = 0
+    /// Buffers flagged corrupted.
+    public var skippedCorrupted = 0
+    /// Buffers that were empty, unmapped, or came before a format.
+    public var skippedInvalid = 0
+
+    public init() {}
+}
