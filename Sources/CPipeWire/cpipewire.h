@@ -82,3 +82,9 @@ static const uint32_t CPW_META_HEADER_FLAG_CORRUPTED = SPA_META_HEADER_FLAG_CORR
 static const uint32_t CPW_CHUNK_FLAG_CORRUPTED = SPA_CHUNK_FLAG_CORRUPTED;
 /// Why: `SPA_DATA_FLAG_READWRITE` is a shift macro.
 static const uint32_t CPW_DATA_FLAG_READWRITE = SPA_DATA_FLAG_READWRITE;
+
+/// Why: `pw_node_add_listener` is a spa_interface_call macro.
+static inline int cpw_node_add_listener(struct pw_node *node, struct spa_hook *hook,
+                                        const struct pw_node_events *events, void *data) {
+    return pw_node_add_listener(node, hook, events, data);
+}

@@ -7,11 +7,15 @@ import Synchronization
 /// into `AudioBuffer`s, interleaved, timestamped on CLOCK_MONOTONIC (the clock of video frames): the time of
 /// the chunk's first sample, from `pw_stream_get_time_n` (`now - delay - chunk duration`).
 ///
-/// Threading: `handler` and `eventHandler` run on the core's loop thread with the loop lock held; they
-/// must not block. Every buffer is delivered in order (no draining: audio must not have gaps).
+/// Threading: the stream uses `PW_STREAM_FLAG_RT_PROCESS`, so `handler` runs on the context's realtime
+/// data thread (not the loop thread, and without the loop lock), and must not block or call `stop()`.
+/// `eventHandler` runs on the loop thread. Every buffer is delivered in order (no draining: audio must not
+/// have gaps).
 public final class AudioCaptureStream: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `handle`, `format`, `sequence`, `stopping` are only touched on the
-    // loop thread or with the loop lock held; `shared` is a Mutex; the rest is immutable.
+    // Invariant for @unchecked Sendable: `handle` and `stopping` are only touched on the loop thread or with
+    // the loop lock held; `sequence` only on the data thread (process); `stream` is set once before
+    // `pw_stream_connect` and cleared only after `pw_stream_destroy` (which stops the data thread's calls);
+    // `shared` is a Mutex; the rest is immutable.
     public let core: PipeWireCore
     public let target: PipeWireTarget
     public let options: AudioCaptureOptions
@@ -20,7 +24,7 @@ public final class AudioCaptureStream: @unchecked Sendable {
     private let shared = Mutex(Shared())
     private var handle: StreamHandle?
     private var stopping = false
-    private var format: AudioFormat?
+    private var stream: OpaquePointer?
     private var sequence: UInt64 = 0
 
     private struct Shared {
@@ -41,7 +45,8 @@ public final class AudioCaptureStream: @unchecked Sendable {
         self.options = options
         self.handler = handler
         lifecycle = StreamLifecycle(handler: eventHandler, endEvent: { .ended($0) })
-        try core.withLock { () throws(PipeWireError) in try connectLocked() }
+        let channels = options.channels ?? Self.sourceChannels(core: core, target: target)
+        try core.withLock { () throws(PipeWireError) in try connectLocked(channels: channels) }
     }
 
     deinit { teardown(cause: .stopped) }
@@ -56,7 +61,16 @@ public final class AudioCaptureStream: @unchecked Sendable {
     /// Destroys the stream; reports `.ended(.stopped)` unless it had already ended. Idempotent.
     public func stop() { teardown(cause: .stopped) }
 
-    private func connectLocked() throws(PipeWireError) {
+    /// The target node's `audio.channels` (ALSA sources and `AudioProducerStream` announce it in their
+    /// info), or nil (the default target, an unknown node, or a call on the loop thread).
+    private static func sourceChannels(core: PipeWireCore, target: PipeWireTarget) -> Int? {
+        guard !pw_thread_loop_in_thread(core.threadLoop), let id = core.nodeID(for: target),
+              let value = try? core.nodeProperties(id: id)[PW_KEY_AUDIO_CHANNELS], let n = Int(value),
+              (1...64).contains(n) else { return nil }
+        return n
+    }
+
+    private func connectLocked(channels: Int?) throws(PipeWireError) {
         guard let pwCore = core.core, !core.isClosed else { throw .notConnected }
         if let failure = core.failure { throw failure }
         var props: [String: String] = [
@@ -67,6 +81,7 @@ public final class AudioCaptureStream: @unchecked Sendable {
         if options.captureSinkMonitor { props[PW_KEY_STREAM_CAPTURE_SINK] = "true" }
         var targetID = CPW_ID_ANY
         var flags = PW_STREAM_FLAG_AUTOCONNECT.rawValue | PW_STREAM_FLAG_MAP_BUFFERS.rawValue
+            | PW_STREAM_FLAG_RT_PROCESS.rawValue
         switch target {
         case .default: break
         case .node(let id):
@@ -78,13 +93,16 @@ public final class AudioCaptureStream: @unchecked Sendable {
         }
         props.merge(options.properties) { $1 }
         let handle = try StreamHandle(core: pwCore, name: options.nodeName, properties: props, owner: self)
+        stream = handle.stream
         let b = SPAPodBuilder()
-        AudioParams.enumFormat(into: b, sampleFormat: options.sampleFormat, rate: options.sampleRate, channels: options.channels)
+        AudioParams.enumFormat(into: b, sampleFormat: options.sampleFormat, rate: options.sampleRate,
+                               channels: channels)
         let rc = try b.withPods("the audio EnumFormat") { pods, n throws(PipeWireError) in
             pw_stream_connect(handle.stream, SPA_DIRECTION_INPUT, targetID, pw_stream_flags(flags), pods, n)
         }
         guard rc >= 0 else {
             handle.destroy()
+            stream = nil
             throw .streamConnectFailed(errno: -rc)
         }
         self.handle = handle
@@ -104,6 +122,7 @@ public final class AudioCaptureStream: @unchecked Sendable {
                     core.deferOnLoop { handle.destroy() }
                 } else {
                     handle.destroy()
+                    stream = nil
                 }
             }
         }
@@ -130,13 +149,11 @@ extension AudioCaptureStream: StreamHandleOwner, PipeWireCoreObserver {
     func streamParamChanged(id: UInt32, param: UnsafePointer<spa_pod>?) {
         guard id == SPA_PARAM_Format.rawValue else { return }
         guard let param else {
-            format = nil
             shared.withLock { $0.format = nil }
             return
         }
         do {
             let f = try AudioParams.parseFormat(param)
-            format = f
             shared.withLock { $0.format = f }
             lifecycle.emit(.formatChanged(f))
         } catch {
@@ -144,8 +161,10 @@ extension AudioCaptureStream: StreamHandleOwner, PipeWireCoreObserver {
         }
     }
 
+    /// On the realtime data thread (`PW_STREAM_FLAG_RT_PROCESS`).
     func streamProcess() {
-        guard let stream = handle?.stream else { return }
+        guard let stream else { return }
+        let format = shared.withLock { $0.format }
         lifecycle.noteActivity()
         var received = 0, delivered = 0, frames = 0, corrupted = 0, invalid = 0
         while let pwBuffer = pw_stream_dequeue_buffer(stream) {

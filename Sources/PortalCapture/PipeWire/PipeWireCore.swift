@@ -29,7 +29,7 @@ public final class PipeWireCore: @unchecked Sendable {
     let loop: UnsafeMutablePointer<pw_loop>
     private let context: OpaquePointer
     private(set) var core: OpaquePointer?
-    private var registry: OpaquePointer?
+    private(set) var registry: OpaquePointer?
     private var observers: [ObjectIdentifier: WeakObserver] = [:]
     private var deferred: [() -> Void] = []
     private var deferredSource: UnsafeMutablePointer<spa_source>?

@@ -1,3 +1,5 @@
+import Glibc
+import Synchronization
 import Testing
 @testable import PortalCapture
 import PortalTestSupport
@@ -122,5 +124,63 @@ struct VideoLoopbackTests {
         #expect(elapsed >= .milliseconds(300) && elapsed < .milliseconds(1500), "fired after \(elapsed)")
         let ends = loop.collector.receivedEvents.filter { if case .ended = $0 { true } else { false } }
         #expect(ends.count == 1)
+    }
+
+    @Test("a slow frame handler gets the newest frame; the older ones are requeued and counted as skipped")
+    func slowHandlerDrainsToNewest() async throws {
+        // Two connections, so the producer's loop thread keeps running while the consumer's is held up.
+        let producerCore = try PipeWireCore(name: "pwrecord-test-slow-src")
+        defer { producerCore.close() }
+        let core = try PipeWireCore(name: "pwrecord-test-slow")
+        defer { core.close() }
+        let format = VideoFormat(pixelFormat: .bgrx, width: 160, height: 120, frameRate: FrameRate(100))
+        var producerOptions = VideoProducerOptions(format: format, nodeName: "test-loop-slow")
+        producerOptions.bufferCount = 8
+        let producer = try VideoProducerStream(core: producerCore, options: producerOptions, render: TestPattern.render)
+        defer { producer.stop() }
+        let node = try await producer.waitUntilReady()
+        _ = try await core.waitForNode { $0.id == node.id }
+        let collector = FrameCollector()
+        let handler = collector.frameHandler
+        let consumer = try VideoCaptureStream(core: core, target: .node(id: node.id), frameHandler: { frame in
+            handler(frame)
+            usleep(45_000)   // a handler breaking the contract: ~4 frames' time
+        })
+        defer { consumer.stop() }
+        #expect(await collector.wait(timeout: .seconds(5)) { $0.count >= 12 })
+        let stats = consumer.statistics
+        #expect(stats.skippedStale > 0, "stats \(stats)")
+        #expect(stats.buffersReceived == stats.framesDelivered + stats.framesSkipped + stats.cursorUpdates)
+        let frames = collector.summaries
+        let counters = frames.map(\.counter)
+        #expect(zip(counters, counters.dropFirst()).allSatisfy { $0 < $1 })
+        let gaps = zip(frames, frames.dropFirst()).filter { $1.sequence - $0.sequence > 1 }
+        #expect(!gaps.isEmpty, "sequence numbers show the skipped frames")
+        #expect(frames.allSatisfy { $0.colourMismatch == nil })
+    }
+
+    @Test("stopping a stream from inside its own frame handler ends it once, without deadlock")
+    func stopFromHandler() async throws {
+        let format = VideoFormat(pixelFormat: .rgbx, width: 160, height: 120, frameRate: FrameRate(60))
+        let core = try PipeWireCore(name: "pwrecord-test-stop-inside")
+        defer { core.close() }
+        let producer = try VideoProducerStream(core: core, options: VideoProducerOptions(format: format, nodeName: "test-loop-stop"),
+                                               render: TestPattern.render)
+        defer { producer.stop() }
+        let node = try await producer.waitUntilReady()
+        let box = Mutex<VideoCaptureStream?>(nil)
+        let collector = FrameCollector()
+        let handler = collector.frameHandler
+        let consumer = try VideoCaptureStream(core: core, target: .node(id: node.id), eventHandler: collector.eventHandler,
+                                              frameHandler: { frame in
+            handler(frame)
+            box.withLock { $0 }?.stop()
+        })
+        box.withLock { $0 = consumer }
+        #expect(await collector.waitForEvent { $0 == .ended(.stopped) })
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(collector.summaries.count == 1)
+        #expect(producer.endCause == nil, "the producer keeps running")
+        box.withLock { $0 = nil }
     }
 }
