@@ -60,8 +60,8 @@ public final class PipeWireCore: @unchecked Sendable {
     }
 
     /// Connects through an fd from `org.freedesktop.portal.ScreenCast.OpenPipeWireRemote` with
-    /// `pw_context_connect_fd`. Ownership of `fd` passes to this call: the core closes it when done, and
-    /// it is closed on failure too.
+    /// `pw_context_connect_fd`. Ownership of `fd` passes to this call: the connection closes it (also when
+    /// the connection fails; only if PipeWire cannot even allocate the core may it stay open).
     public convenience init(connectingTo fd: Int32, name: String = "pwrecord") throws(PipeWireError) {
         guard fd >= 0 else { throw .invalidArgument("file descriptor \(fd)") }
         try self.init(name: name, fileDescriptor: fd, remote: nil)

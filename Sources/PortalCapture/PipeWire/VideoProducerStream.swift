@@ -22,6 +22,7 @@ public final class VideoProducerStream: @unchecked Sendable {
     private let lifecycle: StreamLifecycle<VideoProducerEvent>
     private let shared: Mutex<Shared>
     private var handle: StreamHandle?
+    private let memory = MemfdBufferSet()
     private var timer: LoopTimer?
     private var stopping = false
     private var offered: VideoFormat
@@ -169,11 +170,16 @@ public final class VideoProducerStream: @unchecked Sendable {
             core.removeObserver(self)
             if let handle {
                 self.handle = nil
+                let memory = self.memory
                 if pw_thread_loop_in_thread(core.threadLoop) {
                     handle.detach()
-                    core.deferOnLoop { handle.destroy() }
+                    core.deferOnLoop {
+                        handle.destroy()
+                        memory.releaseAll()
+                    }
                 } else {
                     handle.destroy()
+                    memory.releaseAll()
                 }
             }
         }
@@ -247,13 +253,13 @@ extension VideoProducerStream: StreamHandleOwner, PipeWireCoreObserver {
         for i in 0..<Int(spaBuffer.pointee.n_datas) {
             let d = spaBuffer.pointee.datas.advanced(by: i)
             do {
-                let (fd, memory) = try Self.allocateMemfd(size: size)
+                let (fd, mapped) = try memory.allocate(size: size)
                 d.pointee.type = SPA_DATA_MemFd.rawValue
                 d.pointee.flags = CPW_DATA_FLAG_READWRITE
                 d.pointee.fd = Int64(fd)
                 d.pointee.mapoffset = 0
                 d.pointee.maxsize = UInt32(size)
-                d.pointee.data = memory
+                d.pointee.data = mapped
             } catch {
                 lifecycle.end(.streamError(error.description))
                 return
@@ -266,29 +272,14 @@ extension VideoProducerStream: StreamHandleOwner, PipeWireCoreObserver {
         for i in 0..<Int(spaBuffer.pointee.n_datas) {
             let d = spaBuffer.pointee.datas.advanced(by: i)
             guard d.pointee.type == SPA_DATA_MemFd.rawValue, d.pointee.fd >= 0 else { continue }
-            if let memory = d.pointee.data { munmap(memory, Int(d.pointee.maxsize)) }
-            Glibc.close(Int32(d.pointee.fd))
+            memory.release(fd: Int32(d.pointee.fd))
             d.pointee.data = nil
             d.pointee.fd = -1
         }
     }
 
-    private static func allocateMemfd(size: Int) throws(PipeWireError) -> (Int32, UnsafeMutableRawPointer) {
-        let fd = cpw_memfd_create("pwrecord-frame", CPW_MFD_CLOEXEC | CPW_MFD_ALLOW_SEALING)
-        guard fd >= 0 else { throw .bufferAllocationFailed(function: "memfd_create", errno: errno) }
-        guard ftruncate(fd, off_t(size)) == 0 else {
-            let err = errno
-            Glibc.close(fd)
-            throw .bufferAllocationFailed(function: "ftruncate", errno: err)
-        }
-        let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
-        guard let memory, memory != MAP_FAILED else {
-            let err = errno
-            Glibc.close(fd)
-            throw .bufferAllocationFailed(function: "mmap", errno: err)
-        }
-        return (fd, memory)
-    }
+    /// Buffers currently allocated (memfd mappings), for tests.
+    var allocatedBufferCount: Int { core.withLock { memory.count } }
 
     /// Paints the next frame into a free buffer and queues it.
     func streamProcess() {

@@ -60,6 +60,8 @@ struct VideoLoopbackTests {
         let loop = try await makeLoop(format: small, name: "test-loop-resize")
         defer { loop.consumer.stop(); loop.producer.stop(); loop.core.close() }
         #expect(await loop.collector.wait { $0.count >= 5 })
+        let buffersBefore = loop.producer.allocatedBufferCount
+        #expect(buffersBefore >= 2)
         var large = small
         large.width = 640
         large.height = 360
@@ -73,6 +75,9 @@ struct VideoLoopbackTests {
         #expect(frames[firstLarge...].allSatisfy { $0.format == large && $0.stride == 640 * 4 })
         #expect(frames.allSatisfy { $0.colourMismatch == nil })
         #expect(loop.consumer.currentFormat == large)
+        #expect(loop.producer.allocatedBufferCount == buffersBefore, "the old buffers were released")
+        loop.producer.stop()
+        #expect(loop.producer.allocatedBufferCount == 0)
         let formatEvents = loop.collector.receivedEvents.filter { if case .formatChanged = $0 { true } else { false } }
         #expect(formatEvents == [.formatChanged(small), .formatChanged(large)])
     }
