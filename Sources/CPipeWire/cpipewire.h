@@ -34,11 +34,6 @@ static inline int cpw_core_add_listener(struct pw_core *core, struct spa_hook *h
     return pw_core_add_listener(core, hook, events, data);
 }
 
-/// Why: `pw_core_sync` is a spa_interface_call macro.
-static inline int cpw_core_sync(struct pw_core *core, uint32_t id, int seq) {
-    return pw_core_sync(core, id, seq);
-}
-
 /// Why: `pw_registry_add_listener` is a spa_interface_call macro.
 static inline int cpw_registry_add_listener(struct pw_registry *registry, struct spa_hook *hook,
                                             const struct pw_registry_events *events, void *data) {

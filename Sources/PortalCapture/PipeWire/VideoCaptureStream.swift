@@ -87,8 +87,8 @@ public final class VideoCaptureStream: @unchecked Sendable {
     /// Why the stream ended, or nil while it runs.
     public var endCause: PipeWireStreamEndCause? { lifecycle.endCause }
 
-    /// Disconnects and destroys the stream (`pw_stream_destroy`); reports `.ended(.stopped)` unless it had
-    /// already ended. Idempotent.
+    /// Disconnects and destroys the stream (`pw_stream_destroy`); reports `.ended(.stopped)` (on the calling
+    /// thread) unless it had already ended. Idempotent.
     public func stop() {
         teardown(cause: .stopped)
     }

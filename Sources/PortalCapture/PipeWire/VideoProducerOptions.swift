@@ -47,11 +47,3 @@ public struct VideoProducerOptions: Sendable, Equatable {
         }
     }
 }
-
-/// What a `VideoProducerStream` reports, ending with exactly one `.ended`.
-public enum VideoProducerEvent: Sendable, Equatable {
-    case stateChanged(PipeWireStreamState)
-    /// A consumer linked and the format was fixed (again after each resize).
-    case formatChanged(VideoFormat)
-    case ended(PipeWireStreamEndCause)
-}
