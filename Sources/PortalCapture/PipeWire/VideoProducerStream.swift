@@ -38,6 +38,8 @@ public final class VideoProducerStream: @unchecked Sendable {
         var paused: Bool
         var framesProduced: UInt64 = 0
         var framesMissed: UInt64 = 0
+        var corruptRemaining = 0
+        var pixelsFrozen = false
     }
 
     /// Creates the node and connects it (it waits for a consumer; nothing autoconnects it).
@@ -96,6 +98,14 @@ public final class VideoProducerStream: @unchecked Sendable {
 
     /// Produces frames again.
     public func resume() { shared.withLock { $0.paused = false } }
+
+    /// Flags the next `count` frames as corrupted (`SPA_CHUNK_FLAG_CORRUPTED` and
+    /// `SPA_META_HEADER_FLAG_CORRUPTED`), for testing consumers.
+    public func markNextFramesCorrupted(_ count: Int) { shared.withLock { $0.corruptRemaining = max(0, count) } }
+
+    /// While frozen, buffers carry no pixels (a zero-size chunk), only metadata such as the moving cursor,
+    /// as a compositor sends when only the pointer moves.
+    public func setPixelsFrozen(_ frozen: Bool) { shared.withLock { $0.pixelsFrozen = frozen } }
 
     /// The `SPA_META_VideoCrop` region to attach (nil: the whole frame).
     public func setCrop(_ rect: PixelRect?) { core.withLock { cropRect = rect } }
@@ -294,15 +304,19 @@ extension VideoProducerStream: StreamHandleOwner, PipeWireCoreObserver {
         let stride = format.minimumStride
         guard let pixels = d.pointee.data, let chunk = d.pointee.chunk,
               Int(d.pointee.maxsize) >= stride * format.height else { return }
+        let (corrupt, frozen) = shared.withLock { s in
+            defer { s.corruptRemaining = max(0, s.corruptRemaining - 1) }
+            return (s.corruptRemaining > 0, s.pixelsFrozen)
+        }
         frameNumber &+= 1
-        render(pixels, stride, format, frameNumber)
+        if !frozen { render(pixels, stride, format, frameNumber) }
         chunk.pointee.offset = 0
-        chunk.pointee.size = UInt32(stride * format.height)
+        chunk.pointee.size = frozen ? 0 : UInt32(stride * format.height)
         chunk.pointee.stride = Int32(stride)
-        chunk.pointee.flags = 0
+        chunk.pointee.flags = corrupt ? Int32(bitPattern: CPW_CHUNK_FLAG_CORRUPTED) : 0
         if let header = spa_buffer_find_meta_data(spaBuffer, SPA_META_Header.rawValue, MemoryLayout<spa_meta_header>.size) {
             let h = header.assumingMemoryBound(to: spa_meta_header.self)
-            h.pointee.flags = 0
+            h.pointee.flags = corrupt ? CPW_META_HEADER_FLAG_CORRUPTED : 0
             h.pointee.offset = 0
             h.pointee.pts = Int64(monotonicNanoseconds())
             h.pointee.dts_offset = 0

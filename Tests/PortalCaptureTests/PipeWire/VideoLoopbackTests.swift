@@ -188,4 +188,38 @@ struct VideoLoopbackTests {
         #expect(producer.endCause == nil, "the producer keeps running")
         box.withLock { $0 = nil }
     }
+
+    @Test("buffers flagged corrupted are skipped and counted")
+    func corruptedBuffersAreSkipped() async throws {
+        let format = VideoFormat(pixelFormat: .bgrx, width: 160, height: 120, frameRate: FrameRate(60))
+        let loop = try await makeLoop(format: format, name: "test-loop-corrupt")
+        defer { loop.consumer.stop(); loop.producer.stop(); loop.core.close() }
+        #expect(await loop.collector.wait { $0.count >= 3 })
+        loop.producer.markNextFramesCorrupted(5)
+        let before = loop.collector.summaries.count
+        #expect(await loop.collector.wait { $0.count >= before + 10 })
+        #expect(loop.consumer.statistics.skippedCorrupted == 5, "stats \(loop.consumer.statistics)")
+        let counters = loop.collector.summaries.map(\.counter)
+        #expect(zip(counters, counters.dropFirst()).contains { $1 - $0 > 5 }, "a gap where the corrupted frames were: \(counters)")
+        #expect(loop.collector.summaries.allSatisfy { $0.colourMismatch == nil })
+    }
+
+    @Test("metadata-only buffers hand the last frame on with the moved cursor")
+    func metadataOnlyBuffersMoveTheCursor() async throws {
+        let format = VideoFormat(pixelFormat: .rgba, width: 320, height: 240, frameRate: FrameRate(60))
+        let loop = try await makeLoop(format: format, cursor: true, name: "test-loop-cursor-only")
+        defer { loop.consumer.stop(); loop.producer.stop(); loop.core.close() }
+        #expect(await loop.collector.wait { $0.count >= 3 })
+        loop.producer.setPixelsFrozen(true)
+        let frozenAt = loop.collector.summaries.count
+        #expect(await loop.collector.wait { $0.count >= frozenAt + 15 })
+        let stats = loop.consumer.statistics
+        #expect(stats.cursorUpdates >= 10, "stats \(stats)")
+        let frozen = loop.collector.summaries.suffix(10)
+        #expect(Set(frozen.map(\.counter)).count == 1, "the pixels stay those of the last real frame")
+        #expect(Set(frozen.compactMap { $0.cursor?.x }).count > 1, "while the cursor moves")
+        #expect(frozen.allSatisfy { $0.cursor?.bitmap == TestCursor.bitmap })
+        let sequences = frozen.map(\.sequence)
+        #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $0 < $1 })
+    }
 }
