@@ -1,0 +1,165 @@
+import CPipeWire
+import Glibc
+import Synchronization
+
+/// Fills `frames` interleaved F32 sample frames of `channels` channels at `sampleRate`; `firstFrame` is the
+/// index of the first one since the stream started. Called on the producer's loop thread; must not block.
+public typealias AudioRenderer = @Sendable (_ samples: UnsafeMutablePointer<Float>, _ frames: Int, _ channels: Int,
+                                            _ sampleRate: Int, _ firstFrame: UInt64) -> Void
+
+/// An audio source node of our own (`media.class` Audio/Source, F32 interleaved), for tests and the test
+/// backend's microphone: an output `pw_stream` (`SPA_DIRECTION_OUTPUT`, `MAP_BUFFERS`) that the graph's
+/// driver pulls, filled by `render` (default: a sine). PipeWire 0.3.65's audiotestsrc loses its buffers
+/// after a few relinks under load; this source does not.
+///
+/// Threading: `PW_STREAM_FLAG_RT_PROCESS`: `render` runs on the context's realtime data thread (so a loaded
+/// loop thread does not starve the graph); `eventHandler` runs on the loop thread.
+public final class AudioProducerStream: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `handle` and `stopping` are only touched on the loop thread or with
+    // the loop lock held; `framesWritten` only on the data thread; `stream` is set before `pw_stream_connect`
+    // and cleared after `pw_stream_destroy`; `shared` is a Mutex; the rest is immutable.
+    public let core: PipeWireCore
+    public let format: AudioFormat
+    public let nodeName: String
+    private let render: AudioRenderer
+    private let lifecycle: StreamLifecycle<AudioCaptureEvent>
+    private let shared = Mutex<(nodeID: UInt32?, state: PipeWireStreamState)>((nil, .unconnected))
+    private var handle: StreamHandle?
+    private var stream: OpaquePointer?
+    private var stopping = false
+    private var framesWritten: UInt64 = 0
+
+    /// A full-scale-ish sine of `frequency` Hz on every channel.
+    public static func sine(frequency: Double, amplitude: Float = 0.8) -> AudioRenderer {
+        { samples, frames, channels, rate, first in
+            for i in 0..<frames {
+                let t = Double(first + UInt64(i)) / Double(rate)
+                let v = amplitude * Float(sin(2 * Double.pi * frequency * t))
+                for c in 0..<channels { samples[i * channels + c] = v }
+            }
+        }
+    }
+
+    /// Creates the node (F32 only: `format.sampleFormat` must be `.f32`).
+    public init(core: PipeWireCore, format: AudioFormat = AudioFormat(), nodeName: String = "pwrecord-tone",
+                properties: [String: String] = [:],
+                eventHandler: (@Sendable (AudioCaptureEvent) -> Void)? = nil,
+                render: @escaping AudioRenderer = AudioProducerStream.sine(frequency: 440)) throws(PipeWireError) {
+        guard format.sampleFormat == .f32, format.channels >= 1, format.channels <= 64,
+              format.sampleRate >= 1, format.sampleRate <= 768_000 else {
+            throw .invalidArgument("audio producer format \(format) (F32, 1...64 channels)")
+        }
+        self.core = core
+        self.format = format
+        self.nodeName = nodeName
+        self.render = render
+        lifecycle = StreamLifecycle(handler: eventHandler, endEvent: { .ended($0) })
+        try core.withLock { () throws(PipeWireError) in
+            guard let pwCore = core.core, !core.isClosed else { throw .notConnected }
+            if let failure = core.failure { throw failure }
+            var props: [String: String] = [
+                PW_KEY_MEDIA_CLASS: "Audio/Source", PW_KEY_NODE_NAME: nodeName, PW_KEY_NODE_DESCRIPTION: nodeName,
+                PW_KEY_MEDIA_TYPE: "Audio", PW_KEY_AUDIO_CHANNELS: "\(format.channels)",
+                PW_KEY_AUDIO_RATE: "\(format.sampleRate)", PW_KEY_AUDIO_FORMAT: "F32LE",
+            ]
+            props.merge(properties) { $1 }
+            let handle = try StreamHandle(core: pwCore, name: nodeName, properties: props, owner: self)
+            stream = handle.stream
+            let b = SPAPodBuilder()
+            AudioParams.enumFormat(into: b, sampleFormat: .f32, rate: format.sampleRate, channels: format.channels)
+            let rc = try b.withPods("the audio producer EnumFormat") { pods, n throws(PipeWireError) in
+                pw_stream_connect(handle.stream, SPA_DIRECTION_OUTPUT, CPW_ID_ANY,
+                                  pw_stream_flags(PW_STREAM_FLAG_MAP_BUFFERS.rawValue | PW_STREAM_FLAG_RT_PROCESS.rawValue), pods, n)
+            }
+            guard rc >= 0 else {
+                handle.destroy()
+                stream = nil
+                throw .streamConnectFailed(errno: -rc)
+            }
+            self.handle = handle
+            core.addObserver(self)
+        }
+    }
+
+    deinit { teardown(cause: .stopped) }
+
+    public var events: AsyncStream<AudioCaptureEvent> { lifecycle.events }
+    public var nodeID: UInt32? { shared.withLock { $0.nodeID } }
+    public var endCause: PipeWireStreamEndCause? { lifecycle.endCause }
+
+    /// Waits until the node has its id and the registry announced it.
+    public func waitUntilReady(timeout: Duration = .seconds(5)) async throws(PipeWireError) -> PipeWireNodeInfo {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let id = nodeID, let info = core.node(id: id) { return info }
+            if let cause = lifecycle.endCause { throw .streamEnded(cause) }
+            if ContinuousClock.now >= deadline { throw .timedOut("audio node \(nodeName) to appear") }
+            do { try await Task.sleep(for: .milliseconds(5)) } catch { throw .timedOut("audio node (cancelled)") }
+        }
+    }
+
+    /// Destroys the node; reports `.ended(.stopped)`. Idempotent.
+    public func stop() { teardown(cause: .stopped) }
+
+    private func teardown(cause: PipeWireStreamEndCause) {
+        core.withLock {
+            stopping = true
+            core.removeObserver(self)
+            if let handle {
+                self.handle = nil
+                if pw_thread_loop_in_thread(core.threadLoop) {
+                    handle.detach()
+                    core.deferOnLoop { handle.destroy() }
+                } else {
+                    handle.destroy()
+                    stream = nil
+                }
+            }
+        }
+        lifecycle.end(cause)
+    }
+}
+
+extension AudioProducerStream: StreamHandleOwner, PipeWireCoreObserver {
+    func streamStateChanged(from old: PipeWireStreamState, to new: PipeWireStreamState, error: String?) {
+        let nodeID = handle?.stream.map { pw_stream_get_node_id($0) }
+        shared.withLock {
+            $0.state = new
+            if let nodeID, nodeID != CPW_ID_ANY { $0.nodeID = nodeID }
+        }
+        lifecycle.emit(.stateChanged(new))
+        guard !stopping else { return }
+        if new == .error { lifecycle.end(.streamError(error ?? "unknown error")) }
+        if new == .unconnected { lifecycle.end(.unconnected) }
+    }
+
+    func streamParamChanged(id: UInt32, param: UnsafePointer<spa_pod>?) {
+        guard id == SPA_PARAM_Format.rawValue, let param, let f = try? AudioParams.parseFormat(param) else { return }
+        lifecycle.emit(.formatChanged(f))
+    }
+
+    /// Fills the buffer with `requested` sample frames (or as many as fit) and queues it.
+    func streamProcess() {
+        guard let stream, let pwBuffer = pw_stream_dequeue_buffer(stream) else { return }
+        defer { pw_stream_queue_buffer(stream, pwBuffer) }
+        guard let spaBuffer = pwBuffer.pointee.buffer, spaBuffer.pointee.n_datas > 0, let d = spaBuffer.pointee.datas,
+              let base = d.pointee.data, let chunk = d.pointee.chunk else { return }
+        let stride = MemoryLayout<Float>.size * format.channels
+        var frames = Int(d.pointee.maxsize) / stride
+        if pwBuffer.pointee.requested > 0 { frames = min(frames, Int(pwBuffer.pointee.requested)) }
+        render(base.assumingMemoryBound(to: Float.self), frames, format.channels, format.sampleRate, framesWritten)
+        framesWritten &+= UInt64(frames)
+        chunk.pointee.offset = 0
+        chunk.pointee.stride = Int32(stride)
+        chunk.pointee.size = UInt32(frames * stride)
+        chunk.pointee.flags = 0
+        pwBuffer.pointee.size = UInt64(frames)
+    }
+
+    func coreFailed(res: Int32, message: String) {
+        guard !stopping else { return }
+        lifecycle.end(.coreError(res: res, message: message))
+    }
+
+    func coreWillClose() { teardown(cause: .stopped) }
+}

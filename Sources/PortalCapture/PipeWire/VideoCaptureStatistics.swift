@@ -1,0 +1,22 @@
+/// Counters of a `VideoCaptureStream` (a snapshot).
+public struct VideoCaptureStatistics: Sendable, Equatable {
+    /// Buffers dequeued from PipeWire (every one is requeued).
+    public var buffersReceived = 0
+    /// Frames with new pixels handed to the frame handler.
+    public var framesDelivered = 0
+    /// Metadata-only buffers (zero-size chunk: the cursor moved) handed on as the last frame with the new cursor.
+    public var cursorUpdates = 0
+    /// Older buffers passed over when several were waiting (draining to the newest).
+    public var skippedStale = 0
+    /// Buffers flagged corrupted (`SPA_CHUNK_FLAG_CORRUPTED` or `SPA_META_HEADER_FLAG_CORRUPTED`).
+    public var skippedCorrupted = 0
+    /// Buffers that did not match the negotiated format (too small, bad stride, unmapped) or came before one.
+    public var skippedInvalid = 0
+    /// Frames dropped because no frame storage was free.
+    public var skippedNoStorage = 0
+
+    public init() {}
+
+    /// Every buffer with pixels that did not reach the handler.
+    public var framesSkipped: Int { skippedStale + skippedCorrupted + skippedInvalid + skippedNoStorage }
+}

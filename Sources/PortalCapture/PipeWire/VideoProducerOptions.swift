@@ -1,0 +1,49 @@
+/// Paints one frame: `pixels` holds `stride * format.height` bytes in `format.pixelFormat`'s byte order.
+/// Called on the producer's loop thread; must not block.
+public typealias VideoFrameRenderer = @Sendable (_ pixels: UnsafeMutableRawPointer, _ stride: Int,
+                                                 _ format: VideoFormat, _ frameNumber: UInt32) -> Void
+
+/// Where the pointer is on frame `frameNumber` of a `width x height` stream (nil: no pointer in the stream).
+/// Called on the producer's loop thread.
+public typealias CursorProvider = @Sendable (_ frameNumber: UInt32, _ width: Int, _ height: Int) -> CursorState?
+
+/// How a `VideoProducerStream` presents itself (options are values).
+public struct VideoProducerOptions: Sendable, Equatable {
+    /// Pixel format, size and frame rate offered (a fixed `SPA_PARAM_EnumFormat`).
+    public var format = VideoFormat(pixelFormat: .bgrx, width: 1280, height: 720, frameRate: FrameRate(30))
+    /// `node.name`
+    public var nodeName = "pwrecord-producer"
+    /// `media.class`
+    public var mediaClass = "Video/Source"
+    /// Buffers to allocate (memfd each), offered as the default of a 2...16 range.
+    public var bufferCount = 4
+    /// Attach `SPA_META_Cursor` with room for a bitmap up to `maxCursorSize` pixels square.
+    public var cursorMetadata = false
+    public var maxCursorSize = 64
+    /// Start without producing frames until `resume()`.
+    public var startPaused = false
+    /// Extra `pw_stream` properties, applied last.
+    public var properties: [String: String] = [:]
+
+    public init() {}
+
+    public init(format: VideoFormat, nodeName: String = "pwrecord-producer") {
+        self.format = format
+        self.nodeName = nodeName
+    }
+
+    func validate() throws(PipeWireError) {
+        try Self.validate(format)
+        if bufferCount < 2 || bufferCount > 16 { throw .invalidArgument("bufferCount \(bufferCount) (2...16)") }
+        if maxCursorSize < 1 || maxCursorSize > 512 { throw .invalidArgument("maxCursorSize \(maxCursorSize) (1...512)") }
+    }
+
+    static func validate(_ format: VideoFormat) throws(PipeWireError) {
+        if format.width < 1 || format.height < 1 || format.width > 16384 || format.height > 16384 {
+            throw .invalidArgument("size \(format.width)x\(format.height) (1...16384)")
+        }
+        if format.frameRate.numerator < 1 || format.frameRate.denominator < 1 || format.frameRate.framesPerSecond > 1000 {
+            throw .invalidArgument("frame rate \(format.frameRate) (above 0, at most 1000)")
+        }
+    }
+}

@@ -1,0 +1,341 @@
+import CPipeWire
+import Glibc
+import Synchronization
+
+/// A video source node, as a compositor makes one for a screen cast: a driver `pw_stream`
+/// (`SPA_DIRECTION_OUTPUT`, `PW_STREAM_FLAG_DRIVER | PW_STREAM_FLAG_ALLOC_BUFFERS`, `media.class`
+/// Video/Source) that allocates its own memfd buffers in `add_buffer` and is triggered by a loop timer at
+/// the frame rate (`pw_stream_trigger_process`). Each frame is painted by `render`, stamped with
+/// `SPA_META_Header` (pts on CLOCK_MONOTONIC, seq), and optionally carries `SPA_META_Cursor` and
+/// `SPA_META_VideoCrop`.
+///
+/// Threading: `render`, `cursor` and `eventHandler` run on the core's loop thread. Public methods may be
+/// called from any thread (they take the loop lock).
+public final class VideoProducerStream: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `handle`, `timer`, `format`, `frameNumber`, `sentBitmap`,
+    // `cropRect` and `stopping` are only touched on the loop thread or with the loop lock held; `shared`
+    // is a Mutex; the rest is immutable.
+    public let core: PipeWireCore
+    public let options: VideoProducerOptions
+    private let render: VideoFrameRenderer
+    private let cursorProvider: CursorProvider?
+    private let lifecycle: StreamLifecycle<VideoProducerEvent>
+    private let shared: Mutex<Shared>
+    private var handle: StreamHandle?
+    private let memory = MemfdBufferSet()
+    private var timer: LoopTimer?
+    private var stopping = false
+    private var offered: VideoFormat
+    private var frameNumber: UInt32 = 0
+    private var sentBitmap: CursorBitmap?
+    private var cropRect: PixelRect?
+
+    private struct Shared {
+        var state: PipeWireStreamState = .unconnected
+        var negotiated: VideoFormat?
+        var offered: VideoFormat
+        var nodeID: UInt32?
+        var paused: Bool
+        var framesProduced: UInt64 = 0
+        var framesMissed: UInt64 = 0
+        var corruptRemaining = 0
+        var pixelsFrozen = false
+    }
+
+    /// Creates the node and connects it (it waits for a consumer; nothing autoconnects it).
+    ///
+    /// - Parameters:
+    ///   - render: paints each frame (e.g. `TestPattern.render` from PortalTestSupport).
+    ///   - cursor: the pointer for each frame when `options.cursorMetadata` is set.
+    public init(core: PipeWireCore, options: VideoProducerOptions = VideoProducerOptions(),
+                cursor: CursorProvider? = nil,
+                eventHandler: (@Sendable (VideoProducerEvent) -> Void)? = nil,
+                render: @escaping VideoFrameRenderer) throws(PipeWireError) {
+        try options.validate()
+        self.core = core
+        self.options = options
+        self.render = render
+        self.cursorProvider = cursor
+        offered = options.format
+        shared = Mutex(Shared(offered: options.format, paused: options.startPaused))
+        lifecycle = StreamLifecycle(handler: eventHandler, endEvent: { .ended($0) })
+        try core.withLock { () throws(PipeWireError) in try connectLocked() }
+    }
+
+    deinit { teardown(cause: .stopped) }
+
+    public var events: AsyncStream<VideoProducerEvent> { lifecycle.events }
+    public var state: PipeWireStreamState { shared.withLock { $0.state } }
+    /// The format fixed with the current consumer, nil while none is linked.
+    public var negotiatedFormat: VideoFormat? { shared.withLock { $0.negotiated } }
+    /// The format offered (changes with `setFormat`).
+    public var offeredFormat: VideoFormat { shared.withLock { $0.offered } }
+    /// The node's global id once the daemon assigned it (`pw_stream_get_node_id`).
+    public var nodeID: UInt32? { shared.withLock { $0.nodeID } }
+    /// The node's `object.serial`, once the registry announced the node.
+    public var objectSerial: UInt64? { nodeID.flatMap { core.node(id: $0)?.serial } }
+    public var isPaused: Bool { shared.withLock { $0.paused } }
+    /// Frames queued to PipeWire so far.
+    public var framesProduced: UInt64 { shared.withLock { $0.framesProduced } }
+    /// Timer ticks with no free buffer (the consumer held them all).
+    public var framesMissed: UInt64 { shared.withLock { $0.framesMissed } }
+    public var endCause: PipeWireStreamEndCause? { lifecycle.endCause }
+
+    /// Waits until the node has its id and the registry announced it (with `object.serial`).
+    public func waitUntilReady(timeout: Duration = .seconds(5)) async throws(PipeWireError) -> PipeWireNodeInfo {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            if let id = nodeID, let info = core.node(id: id) { return info }
+            if let cause = lifecycle.endCause { throw .streamEnded(cause) }
+            if clock.now >= deadline { throw .timedOut("producer node \(options.nodeName) to appear") }
+            do { try await Task.sleep(for: .milliseconds(5)) } catch { throw .timedOut("producer node (cancelled)") }
+        }
+    }
+
+    /// Stops producing frames (the timer keeps running, nothing is triggered).
+    public func pause() { shared.withLock { $0.paused = true } }
+
+    /// Produces frames again.
+    public func resume() { shared.withLock { $0.paused = false } }
+
+    /// Flags the next `count` frames as corrupted (`SPA_CHUNK_FLAG_CORRUPTED` and
+    /// `SPA_META_HEADER_FLAG_CORRUPTED`), for testing consumers.
+    public func markNextFramesCorrupted(_ count: Int) { shared.withLock { $0.corruptRemaining = max(0, count) } }
+
+    /// While frozen, buffers carry no pixels (a zero-size chunk), only metadata such as the moving cursor,
+    /// as a compositor sends when only the pointer moves.
+    public func setPixelsFrozen(_ frozen: Bool) { shared.withLock { $0.pixelsFrozen = frozen } }
+
+    /// The `SPA_META_VideoCrop` region to attach (nil: the whole frame).
+    public func setCrop(_ rect: PixelRect?) { core.withLock { cropRect = rect } }
+
+    /// Changes size, pixel format or rate at run time: offers the new format (`pw_stream_update_params`
+    /// with a new EnumFormat), which renegotiates with the consumer; buffers are reallocated.
+    public func setFormat(_ format: VideoFormat) throws(PipeWireError) {
+        try VideoProducerOptions.validate(format)
+        try core.withLock { () throws(PipeWireError) in
+            guard let stream = handle?.stream else { throw .notConnected }
+            offered = format
+            shared.withLock { $0.offered = format }
+            let b = SPAPodBuilder()
+            VideoParams.fixedFormat(into: b, format)
+            let rc = try b.withPods("the producer EnumFormat") { pods, n throws(PipeWireError) in
+                pw_stream_update_params(stream, pods, n)
+            }
+            if rc < 0 { throw .streamConnectFailed(errno: -rc) }
+            scheduleTimer()
+        }
+    }
+
+    /// Resizes, keeping pixel format and rate.
+    public func resize(width: Int, height: Int) throws(PipeWireError) {
+        var f = offeredFormat
+        f.width = width
+        f.height = height
+        try setFormat(f)
+    }
+
+    /// Destroys the node (consumers see it go); reports `.ended(.stopped)`. Idempotent.
+    public func stop() { teardown(cause: .stopped) }
+
+    // MARK: connection (lock held)
+
+    private func connectLocked() throws(PipeWireError) {
+        guard let pwCore = core.core, !core.isClosed else { throw .notConnected }
+        if let failure = core.failure { throw failure }
+        var props: [String: String] = [
+            PW_KEY_MEDIA_CLASS: options.mediaClass, PW_KEY_NODE_NAME: options.nodeName,
+            PW_KEY_NODE_DESCRIPTION: options.nodeName,
+        ]
+        props.merge(options.properties) { $1 }
+        let handle = try StreamHandle(core: pwCore, name: options.nodeName, properties: props, owner: self)
+        let b = SPAPodBuilder()
+        VideoParams.fixedFormat(into: b, offered)
+        let flags = PW_STREAM_FLAG_DRIVER.rawValue | PW_STREAM_FLAG_ALLOC_BUFFERS.rawValue
+        let rc = try b.withPods("the producer EnumFormat") { pods, n throws(PipeWireError) in
+            pw_stream_connect(handle.stream, SPA_DIRECTION_OUTPUT, CPW_ID_ANY, pw_stream_flags(flags), pods, n)
+        }
+        guard rc >= 0 else {
+            handle.destroy()
+            throw .streamConnectFailed(errno: -rc)
+        }
+        self.handle = handle
+        core.addObserver(self)
+        timer = LoopTimer(loop: core.loop) { [unowned self] in self.tick() }
+        scheduleTimer()
+    }
+
+    private func scheduleTimer() {
+        let rate = offered.frameRate
+        let interval = Duration.nanoseconds(Int64(1_000_000_000) * Int64(rate.denominator) / Int64(rate.numerator))
+        timer?.schedule(after: interval, every: interval)
+    }
+
+    private func teardown(cause: PipeWireStreamEndCause) {
+        core.withLock {
+            stopping = true
+            timer?.destroy()
+            timer = nil
+            core.removeObserver(self)
+            if let handle {
+                self.handle = nil
+                let memory = self.memory
+                if pw_thread_loop_in_thread(core.threadLoop) {
+                    handle.detach()
+                    core.deferOnLoop {
+                        handle.destroy()
+                        memory.releaseAll()
+                    }
+                } else {
+                    handle.destroy()
+                    memory.releaseAll()
+                }
+            }
+        }
+        lifecycle.end(cause)
+    }
+
+    /// The frame timer: one graph cycle per tick while streaming and not paused.
+    private func tick() {
+        guard let stream = handle?.stream else { return }
+        let go = shared.withLock { $0.state == .streaming && !$0.paused }
+        if go { _ = pw_stream_trigger_process(stream) }
+    }
+}
+
+// MARK: - pw_stream events (loop thread, lock held)
+
+extension VideoProducerStream: StreamHandleOwner, PipeWireCoreObserver {
+    func streamStateChanged(from old: PipeWireStreamState, to new: PipeWireStreamState, error: String?) {
+        let nodeID = handle?.stream.map { pw_stream_get_node_id($0) }
+        shared.withLock {
+            $0.state = new
+            if let nodeID, nodeID != CPW_ID_ANY { $0.nodeID = nodeID }
+        }
+        lifecycle.emit(.stateChanged(new))
+        guard !stopping else { return }
+        switch new {
+        case .error: lifecycle.end(.streamError(error ?? "unknown error"))
+        case .unconnected: lifecycle.end(.unconnected)
+        default: break
+        }
+    }
+
+    func streamParamChanged(id: UInt32, param: UnsafePointer<spa_pod>?) {
+        guard id == SPA_PARAM_Format.rawValue, let stream = handle?.stream else { return }
+        guard let param else {
+            shared.withLock { $0.negotiated = nil }
+            return
+        }
+        let format: VideoFormat
+        do { format = try VideoParams.parseFormat(param) } catch {
+            lifecycle.end(.streamError(error.description))
+            return
+        }
+        shared.withLock { $0.negotiated = format }
+        sentBitmap = nil   // new buffers: send the cursor bitmap again
+        let b = SPAPodBuilder()
+        VideoParams.buffers(into: b, stride: format.minimumStride, height: format.height,
+                            count: (Int32(options.bufferCount), 2, 16), dataTypes: [SPA_DATA_MemFd])
+        VideoParams.meta(into: b, SPA_META_Header, size: MemoryLayout<spa_meta_header>.size)
+        VideoParams.meta(into: b, SPA_META_VideoCrop, size: MemoryLayout<spa_meta_region>.size)
+        if options.cursorMetadata {
+            VideoParams.meta(into: b, SPA_META_Cursor,
+                             size: VideoParams.cursorMetaSize(width: options.maxCursorSize, height: options.maxCursorSize))
+        }
+        do {
+            _ = try b.withPods("the producer Buffers and Meta params") { pods, n throws(PipeWireError) in
+                pw_stream_update_params(stream, pods, n)
+            }
+        } catch {
+            lifecycle.end(.streamError(error.description))
+            return
+        }
+        lifecycle.emit(.formatChanged(format))
+    }
+
+    /// Allocates the buffer's memory: one memfd per data plane, mapped read-write (`memfd_create`,
+    /// `ftruncate`, `mmap`), as compositors do.
+    func streamAddBuffer(_ buffer: UnsafeMutablePointer<pw_buffer>) {
+        guard let spaBuffer = buffer.pointee.buffer, let format = shared.withLock({ $0.negotiated }) else { return }
+        let size = format.minimumStride * format.height
+        for i in 0..<Int(spaBuffer.pointee.n_datas) {
+            let d = spaBuffer.pointee.datas.advanced(by: i)
+            do {
+                let (fd, mapped) = try memory.allocate(size: size)
+                d.pointee.type = SPA_DATA_MemFd.rawValue
+                d.pointee.flags = CPW_DATA_FLAG_READWRITE
+                d.pointee.fd = Int64(fd)
+                d.pointee.mapoffset = 0
+                d.pointee.maxsize = UInt32(size)
+                d.pointee.data = mapped
+            } catch {
+                lifecycle.end(.streamError(error.description))
+                return
+            }
+        }
+    }
+
+    func streamRemoveBuffer(_ buffer: UnsafeMutablePointer<pw_buffer>) {
+        guard let spaBuffer = buffer.pointee.buffer else { return }
+        for i in 0..<Int(spaBuffer.pointee.n_datas) {
+            let d = spaBuffer.pointee.datas.advanced(by: i)
+            guard d.pointee.type == SPA_DATA_MemFd.rawValue, d.pointee.fd >= 0 else { continue }
+            memory.release(fd: Int32(d.pointee.fd))
+            d.pointee.data = nil
+            d.pointee.fd = -1
+        }
+    }
+
+    /// Buffers currently allocated (memfd mappings), for tests.
+    var allocatedBufferCount: Int { core.withLock { memory.count } }
+
+    /// Paints the next frame into a free buffer and queues it.
+    func streamProcess() {
+        guard let stream = handle?.stream, let format = shared.withLock({ $0.negotiated }) else { return }
+        guard let pwBuffer = pw_stream_dequeue_buffer(stream) else {
+            shared.withLock { $0.framesMissed += 1 }
+            return
+        }
+        defer { pw_stream_queue_buffer(stream, pwBuffer) }
+        guard let spaBuffer = pwBuffer.pointee.buffer, spaBuffer.pointee.n_datas > 0,
+              let d = spaBuffer.pointee.datas else { return }
+        let stride = format.minimumStride
+        guard let pixels = d.pointee.data, let chunk = d.pointee.chunk,
+              Int(d.pointee.maxsize) >= stride * format.height else { return }
+        let (corrupt, frozen) = shared.withLock { s in
+            defer { s.corruptRemaining = max(0, s.corruptRemaining - 1) }
+            return (s.corruptRemaining > 0, s.pixelsFrozen)
+        }
+        frameNumber &+= 1
+        if !frozen { render(pixels, stride, format, frameNumber) }
+        chunk.pointee.offset = 0
+        chunk.pointee.size = frozen ? 0 : UInt32(stride * format.height)
+        chunk.pointee.stride = Int32(stride)
+        chunk.pointee.flags = corrupt ? Int32(bitPattern: CPW_CHUNK_FLAG_CORRUPTED) : 0
+        if let header = spa_buffer_find_meta_data(spaBuffer, SPA_META_Header.rawValue, MemoryLayout<spa_meta_header>.size) {
+            let h = header.assumingMemoryBound(to: spa_meta_header.self)
+            h.pointee.flags = corrupt ? CPW_META_HEADER_FLAG_CORRUPTED : 0
+            h.pointee.offset = 0
+            h.pointee.pts = Int64(monotonicNanoseconds())
+            h.pointee.dts_offset = 0
+            h.pointee.seq = UInt64(frameNumber)
+        }
+        BufferMetadata.writeCrop(cropRect, width: format.width, height: format.height, into: spaBuffer)
+        if options.cursorMetadata {
+            let cursor = cursorProvider?(frameNumber, format.width, format.height)
+            let newBitmap = cursor?.bitmap != nil && cursor?.bitmap != sentBitmap
+            BufferMetadata.writeCursor(cursor, includeBitmap: newBitmap, into: spaBuffer)
+            if newBitmap { sentBitmap = cursor?.bitmap }
+        }
+        shared.withLock { $0.framesProduced += 1 }
+    }
+
+    func coreFailed(res: Int32, message: String) {
+        guard !stopping else { return }
+        lifecycle.end(.coreError(res: res, message: message))
+    }
+
+    func coreWillClose() { teardown(cause: .stopped) }
+}

@@ -1,0 +1,225 @@
+import Glibc
+import Synchronization
+import Testing
+@testable import PortalCapture
+import PortalTestSupport
+
+@Suite("PipeWire video loopback", .enabled(if: TestDesktop.isAvailable), .serialized)
+struct VideoLoopbackTests {
+    /// A producer and a consumer linked in one process (WirePlumber links them).
+    struct Loop {
+        let core: PipeWireCore
+        let producer: VideoProducerStream
+        let consumer: VideoCaptureStream
+        let collector: FrameCollector
+        let node: PipeWireNodeInfo
+    }
+
+    func makeLoop(format: VideoFormat, cursor: Bool = false, name: String, timeout: Duration? = nil) async throws -> Loop {
+        let core = try PipeWireCore(name: "pwrecord-test")
+        var producerOptions = VideoProducerOptions(format: format, nodeName: name)
+        producerOptions.cursorMetadata = cursor
+        let producer = try VideoProducerStream(core: core, options: producerOptions,
+                                               cursor: cursor ? TestCursor.provider : nil,
+                                               render: TestPattern.render)
+        let node = try await producer.waitUntilReady()
+        let collector = FrameCollector()
+        var options = VideoCaptureOptions()
+        options.noFrameTimeout = timeout
+        let consumer = try VideoCaptureStream(core: core, target: .node(id: node.id), options: options,
+                                              eventHandler: collector.eventHandler,
+                                              frameHandler: collector.frameHandler)
+        return Loop(core: core, producer: producer, consumer: consumer, collector: collector, node: node)
+    }
+
+    @Test("frames arrive with the right size, format, colours and an increasing counter",
+          arguments: PixelFormat.allCases)
+    func framesArriveInEveryFormat(pixelFormat: PixelFormat) async throws {
+        let format = VideoFormat(pixelFormat: pixelFormat, width: 320, height: 240, frameRate: FrameRate(60))
+        let loop = try await makeLoop(format: format, name: "test-loop-\(pixelFormat.rawValue)")
+        defer { loop.consumer.stop(); loop.producer.stop(); loop.core.close() }
+        let got = await loop.collector.wait { $0.count >= 20 }
+        let frames = loop.collector.summaries
+        #expect(got, "only \(frames.count) frames arrived; stats \(loop.consumer.statistics)")
+        #expect(loop.node.serial != nil)
+        #expect(loop.collector.receivedEvents.contains(.formatChanged(format)))
+        for frame in frames {
+            #expect(frame.format == format)
+            #expect(frame.stride == 320 * 4)
+            #expect(frame.colourMismatch == nil)
+        }
+        let counters = frames.map(\.counter)
+        #expect(zip(counters, counters.dropFirst()).allSatisfy { $0 < $1 }, "counters \(counters)")
+        let sequences = frames.map(\.sequence)
+        #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $0 < $1 })
+    }
+
+    @Test("a resize mid-stream is followed, reported, and later frames have the new size")
+    func resizeIsFollowed() async throws {
+        let small = VideoFormat(pixelFormat: .bgrx, width: 320, height: 240, frameRate: FrameRate(60))
+        let loop = try await makeLoop(format: small, name: "test-loop-resize")
+        defer { loop.consumer.stop(); loop.producer.stop(); loop.core.close() }
+        #expect(await loop.collector.wait { $0.count >= 5 })
+        let buffersBefore = loop.producer.allocatedBufferCount
+        #expect(buffersBefore >= 2)
+        var large = small
+        large.width = 640
+        large.height = 360
+        try loop.producer.resize(width: 640, height: 360)
+        #expect(await loop.collector.waitForEvent { $0 == .formatChanged(large) })
+        #expect(await loop.collector.wait { $0.filter { $0.format == large }.count >= 5 },
+                "stats \(loop.consumer.statistics)")
+        let frames = loop.collector.summaries
+        let firstLarge = try #require(frames.firstIndex { $0.format == large })
+        #expect(frames[..<firstLarge].allSatisfy { $0.format == small })
+        #expect(frames[firstLarge...].allSatisfy { $0.format == large && $0.stride == 640 * 4 })
+        #expect(frames.allSatisfy { $0.colourMismatch == nil })
+        #expect(loop.consumer.currentFormat == large)
+        #expect(loop.producer.allocatedBufferCount == buffersBefore, "the old buffers were released")
+        loop.producer.stop()
+        #expect(loop.producer.allocatedBufferCount == 0)
+        let formatEvents = loop.collector.receivedEvents.filter { if case .formatChanged = $0 { true } else { false } }
+        #expect(formatEvents == [.formatChanged(small), .formatChanged(large)])
+    }
+
+    @Test("cursor metadata arrives with the producer's position, hotspot and bitmap")
+    func cursorMetadataArrives() async throws {
+        let format = VideoFormat(pixelFormat: .bgra, width: 320, height: 240, frameRate: FrameRate(60))
+        let loop = try await makeLoop(format: format, cursor: true, name: "test-loop-cursor")
+        defer { loop.consumer.stop(); loop.producer.stop(); loop.core.close() }
+        #expect(await loop.collector.wait { $0.count >= 20 })
+        let frames = loop.collector.summaries
+        for frame in frames {
+            let cursor = try #require(frame.cursor)
+            let expected = TestCursor.state(frameNumber: frame.counter, width: 320, height: 240)
+            #expect(cursor.x == expected.x && cursor.y == expected.y, "frame \(frame.counter)")
+            #expect(cursor.hotspotX == TestCursor.hotspotX && cursor.hotspotY == TestCursor.hotspotY)
+            #expect(cursor.bitmap == TestCursor.bitmap)
+        }
+        #expect(Set(frames.compactMap { $0.cursor?.x }).count > 1, "the cursor moves")
+    }
+
+    @Test("a destroyed producer ends the consumer's stream exactly once")
+    func producerGoneEndsStreamOnce() async throws {
+        let format = VideoFormat(pixelFormat: .bgrx, width: 160, height: 120, frameRate: FrameRate(30))
+        let loop = try await makeLoop(format: format, name: "test-loop-eos")
+        defer { loop.consumer.stop(); loop.core.close() }
+        #expect(await loop.collector.wait { $0.count >= 3 })
+        loop.producer.stop()
+        #expect(await loop.collector.waitForEvent(timeout: .seconds(2)) { if case .ended = $0 { true } else { false } })
+        try await Task.sleep(for: .milliseconds(300))
+        loop.consumer.stop()   // must not add a second end
+        let ends = loop.collector.receivedEvents.filter { if case .ended = $0 { true } else { false } }
+        #expect(ends.count == 1, "events \(loop.collector.receivedEvents)")
+        #expect(ends.first != .ended(.stopped))
+        #expect(loop.consumer.endCause == ends.first.flatMap { if case .ended(let c) = $0 { c } else { nil } })
+    }
+
+    @Test("the watchdog ends the stream when the producer pauses")
+    func watchdogFiresWhenProducerPauses() async throws {
+        let format = VideoFormat(pixelFormat: .bgrx, width: 160, height: 120, frameRate: FrameRate(30))
+        let loop = try await makeLoop(format: format, name: "test-loop-watchdog", timeout: .milliseconds(400))
+        defer { loop.consumer.stop(); loop.producer.stop(); loop.core.close() }
+        #expect(await loop.collector.wait { $0.count >= 10 })
+        #expect(loop.consumer.endCause == nil, "frames at 30 fps keep a 400 ms watchdog quiet")
+        let pausedAt = ContinuousClock.now
+        loop.producer.pause()
+        #expect(await loop.collector.waitForEvent(timeout: .seconds(2)) { $0 == .ended(.noFrames(timeout: .milliseconds(400))) })
+        let elapsed = ContinuousClock.now - pausedAt
+        #expect(elapsed >= .milliseconds(300) && elapsed < .milliseconds(1500), "fired after \(elapsed)")
+        let ends = loop.collector.receivedEvents.filter { if case .ended = $0 { true } else { false } }
+        #expect(ends.count == 1)
+    }
+
+    @Test("a slow frame handler gets the newest frame; the older ones are requeued and counted as skipped")
+    func slowHandlerDrainsToNewest() async throws {
+        // Two connections, so the producer's loop thread keeps running while the consumer's is held up.
+        let producerCore = try PipeWireCore(name: "pwrecord-test-slow-src")
+        defer { producerCore.close() }
+        let core = try PipeWireCore(name: "pwrecord-test-slow")
+        defer { core.close() }
+        let format = VideoFormat(pixelFormat: .bgrx, width: 160, height: 120, frameRate: FrameRate(100))
+        var producerOptions = VideoProducerOptions(format: format, nodeName: "test-loop-slow")
+        producerOptions.bufferCount = 8
+        let producer = try VideoProducerStream(core: producerCore, options: producerOptions, render: TestPattern.render)
+        defer { producer.stop() }
+        let node = try await producer.waitUntilReady()
+        _ = try await core.waitForNode { $0.id == node.id }
+        let collector = FrameCollector()
+        let handler = collector.frameHandler
+        let consumer = try VideoCaptureStream(core: core, target: .node(id: node.id), frameHandler: { frame in
+            handler(frame)
+            usleep(45_000)   // a handler breaking the contract: ~4 frames' time
+        })
+        defer { consumer.stop() }
+        #expect(await collector.wait(timeout: .seconds(5)) { $0.count >= 12 })
+        let stats = consumer.statistics
+        #expect(stats.skippedStale > 0, "stats \(stats)")
+        #expect(stats.buffersReceived == stats.framesDelivered + stats.framesSkipped + stats.cursorUpdates)
+        let frames = collector.summaries
+        let counters = frames.map(\.counter)
+        #expect(zip(counters, counters.dropFirst()).allSatisfy { $0 < $1 })
+        let gaps = zip(frames, frames.dropFirst()).filter { $1.sequence - $0.sequence > 1 }
+        #expect(!gaps.isEmpty, "sequence numbers show the skipped frames")
+        #expect(frames.allSatisfy { $0.colourMismatch == nil })
+    }
+
+    @Test("stopping a stream from inside its own frame handler ends it once, without deadlock")
+    func stopFromHandler() async throws {
+        let format = VideoFormat(pixelFormat: .rgbx, width: 160, height: 120, frameRate: FrameRate(60))
+        let core = try PipeWireCore(name: "pwrecord-test-stop-inside")
+        defer { core.close() }
+        let producer = try VideoProducerStream(core: core, options: VideoProducerOptions(format: format, nodeName: "test-loop-stop"),
+                                               render: TestPattern.render)
+        defer { producer.stop() }
+        let node = try await producer.waitUntilReady()
+        let box = Mutex<VideoCaptureStream?>(nil)
+        let collector = FrameCollector()
+        let handler = collector.frameHandler
+        let consumer = try VideoCaptureStream(core: core, target: .node(id: node.id), eventHandler: collector.eventHandler,
+                                              frameHandler: { frame in
+            handler(frame)
+            box.withLock { $0 }?.stop()
+        })
+        box.withLock { $0 = consumer }
+        #expect(await collector.waitForEvent { $0 == .ended(.stopped) })
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(collector.summaries.count == 1)
+        #expect(producer.endCause == nil, "the producer keeps running")
+        box.withLock { $0 = nil }
+    }
+
+    @Test("buffers flagged corrupted are skipped and counted")
+    func corruptedBuffersAreSkipped() async throws {
+        let format = VideoFormat(pixelFormat: .bgrx, width: 160, height: 120, frameRate: FrameRate(60))
+        let loop = try await makeLoop(format: format, name: "test-loop-corrupt")
+        defer { loop.consumer.stop(); loop.producer.stop(); loop.core.close() }
+        #expect(await loop.collector.wait { $0.count >= 3 })
+        loop.producer.markNextFramesCorrupted(5)
+        let before = loop.collector.summaries.count
+        #expect(await loop.collector.wait { $0.count >= before + 10 })
+        #expect(loop.consumer.statistics.skippedCorrupted == 5, "stats \(loop.consumer.statistics)")
+        let counters = loop.collector.summaries.map(\.counter)
+        #expect(zip(counters, counters.dropFirst()).contains { $1 - $0 > 5 }, "a gap where the corrupted frames were: \(counters)")
+        #expect(loop.collector.summaries.allSatisfy { $0.colourMismatch == nil })
+    }
+
+    @Test("metadata-only buffers hand the last frame on with the moved cursor")
+    func metadataOnlyBuffersMoveTheCursor() async throws {
+        let format = VideoFormat(pixelFormat: .rgba, width: 320, height: 240, frameRate: FrameRate(60))
+        let loop = try await makeLoop(format: format, cursor: true, name: "test-loop-cursor-only")
+        defer { loop.consumer.stop(); loop.producer.stop(); loop.core.close() }
+        #expect(await loop.collector.wait { $0.count >= 3 })
+        loop.producer.setPixelsFrozen(true)
+        let frozenAt = loop.collector.summaries.count
+        #expect(await loop.collector.wait { $0.count >= frozenAt + 15 })
+        let stats = loop.consumer.statistics
+        #expect(stats.cursorUpdates >= 10, "stats \(stats)")
+        let frozen = loop.collector.summaries.suffix(10)
+        #expect(Set(frozen.map(\.counter)).count == 1, "the pixels stay those of the last real frame")
+        #expect(Set(frozen.compactMap { $0.cursor?.x }).count > 1, "while the cursor moves")
+        #expect(frozen.allSatisfy { $0.cursor?.bitmap == TestCursor.bitmap })
+        let sequences = frozen.map(\.sequence)
+        #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $0 < $1 })
+    }
+}
