@@ -84,8 +84,10 @@ final class DBusMessage: @unchecked Sendable {
 
     // MARK: Wire bytes
 
-    /// The message in wire format (`dbus_message_marshal`). Unix fds are not part of the bytes.
+    /// The message in wire format (`dbus_message_marshal`). Unix fds are not part of the bytes. A message that was
+    /// never sent gets serial 1 first (`dbus_message_set_serial`), since `dbus_message_demarshal` refuses serial 0.
     func marshal() throws(DBusError) -> [UInt8] {
+        if dbus_message_get_serial(pointer) == 0 { dbus_message_set_serial(pointer, 1) }
         var buffer: UnsafeMutablePointer<CChar>?
         var length: Int32 = 0
         guard dbus_message_marshal(pointer, &buffer, &length) != 0, let buffer else {

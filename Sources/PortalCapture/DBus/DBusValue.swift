@@ -150,7 +150,7 @@ extension DBusValue {
             }
         case .dictionary(let keyType, let valueType, let entries):
             guard keyType.isBasic else {
-                throw .invalidValue(path: [], reason: "dictionary key type \(keyType) is not basic")
+                throw .invalidValue(path: [], reason: "dictionary key type \(keyType) is not a basic type")
             }
             for entry in entries {
                 let name = entry.key.keyDescription
