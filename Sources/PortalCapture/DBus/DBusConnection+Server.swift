@@ -10,6 +10,9 @@ import CDBus
 extension DBusConnection {
     /// Exports `interfaces` at exactly `path`. Throws ``DBusError/invalidArgument(_:)`` when something is already
     /// exported there or a name or signature is invalid.
+    ///
+    /// Handlers are kept until ``unexport(_:)`` or ``DBusConnection/close()``: a handler that captures this
+    /// connection keeps it alive until then, so close a serving connection explicitly.
     public func export(_ interfaces: [DBusInterface], at path: DBusObjectPath) throws(DBusError) {
         try register(interfaces, at: path, fallback: false)
     }

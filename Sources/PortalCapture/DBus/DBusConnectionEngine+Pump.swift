@@ -48,7 +48,7 @@ extension DBusConnectionEngine {
         guard let conn = connection else { return }
         dispatchDepth += 1
         var count = 0
-        while dbus_connection_dispatch(conn) == DBUS_DISPATCH_DATA_REMAINS {
+        while dbus_connection_dispatch(conn) == DBUS_DISPATCH_DATA_REMAINS, !releaseDeferred {
             count += 1
             if count == 64 {
                 scheduleDrain()

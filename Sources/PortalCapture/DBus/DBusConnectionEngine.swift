@@ -14,6 +14,8 @@ final class DBusConnectionEngine: @unchecked Sendable {
     private let queueKey = DispatchSpecificKey<Bool>()
     let address: String
     let uniqueName: String
+    /// Whether the transport passes unix fds (`dbus_connection_can_send_type(DBUS_TYPE_UNIX_FD)`).
+    let canPassFileDescriptors: Bool
     /// True once ``close()`` or a disconnection tore the connection down.
     let closed = Atomic<Bool>(false)
     private let nextIDs = Atomic<UInt64>(1)
@@ -51,6 +53,7 @@ final class DBusConnectionEngine: @unchecked Sendable {
         }
         self.address = address
         self.uniqueName = String(cString: unique)
+        self.canPassFileDescriptors = dbus_connection_can_send_type(conn, CDBUS_TYPE_UNIX_FD) != 0
         self.connection = conn
         self.queue = DispatchQueue(label: "pwrecord.dbus.\(uniqueName)")
         queue.setSpecific(key: queueKey, value: true)
@@ -77,15 +80,23 @@ final class DBusConnectionEngine: @unchecked Sendable {
     /// Queues `message` for sending (`dbus_connection_send`); never blocks. Throws when closed.
     func send(_ message: DBusMessage) throws(DBusError) {
         guard !closed.load(ordering: .acquiring) else { throw .disconnected }
+        try checkFileDescriptors(message)
         queue.async { [self] in
             guard let connection else { return }
             _ = dbus_connection_send(connection, message.pointer, nil)
         }
     }
 
+    /// libdbus would silently fail to send fds over a transport that cannot pass them.
+    private func checkFileDescriptors(_ message: DBusMessage) throws(DBusError) {
+        guard !canPassFileDescriptors, dbus_message_contains_unix_fds(message.pointer) != 0 else { return }
+        throw .invalidArgument("the connection to \(address) cannot pass unix file descriptors")
+    }
+
     /// Sends a method call and awaits its reply without blocking the queue: `dbus_connection_send_with_reply` plus a
     /// pending-call notification. Cancelling the task cancels the pending call (`dbus_pending_call_cancel`).
     func call(_ message: DBusMessage, member: String, timeout: Duration) async throws(DBusError) -> DBusMessage {
+        try checkFileDescriptors(message)
         let id = makeID()
         let state = CallState()
         let result: Result<DBusMessage, DBusError> = await withTaskCancellationHandler {

@@ -2,8 +2,9 @@
 /// empty array or dictionary still knows its signature (`dbus_message_iter_open_container` needs it).
 ///
 /// Encoding and decoding through a `DBusMessageIter` live in `DBusValue+Message.swift`; typed access
-/// (`value.decode(as: UInt32.self)`) in `DBusDecodable.swift`.
-public indirect enum DBusValue: Sendable, Equatable, CustomStringConvertible {
+/// (`value.decode(as: UInt32.self)`) in `DBusDecodable.swift`. Only `variant` is an `indirect` case: the other
+/// containers already keep their children in array storage, so basic values need no box of their own.
+public enum DBusValue: Sendable, Equatable, CustomStringConvertible {
     case byte(UInt8)                 // y
     case bool(Bool)                  // b
     case int16(Int16)                // n
@@ -18,7 +19,7 @@ public indirect enum DBusValue: Sendable, Equatable, CustomStringConvertible {
     case signature(DBusSignature)    // g
     case unixFD(OwnedFileDescriptor) // h
     /// `v`: a value that carries its own signature.
-    case variant(DBusValue)
+    indirect case variant(DBusValue)
     /// `a<element>`; every element must have type `element`.
     case array(element: DBusType, [DBusValue])
     /// `a{<key><value>}`, in wire order (duplicate keys are kept as sent).

@@ -280,4 +280,31 @@ struct DBusConnectionCallTests {
         }
         #expect(pair.client.isConnected)
     }
+
+    @Test("a message far larger than the socket buffer is written and read completely")
+    func largeMessage() async throws {
+        let pair = try Pair()
+        defer { pair.stop() }
+        let big = String(repeating: "0123456789abcdef", count: 1 << 17)  // 2 MiB
+        let bytes = DBusValue.array(element: .byte, (0..<200_000).map { .byte(UInt8(truncatingIfNeeded: $0)) })
+        let reply = try await TestService.call(pair.client, pair.server, "Echo", [.string(big), bytes])
+        #expect(reply == [.string(big), bytes])
+    }
+
+    @Test("a handler may close its own connection; the caller is told the peer left")
+    func closeFromHandler() async throws {
+        let pair = try Pair()
+        defer { pair.stop() }
+        let server = pair.server
+        try server.export([DBusInterface("org.pwrecord.Quit", methods: [
+            .deferred("Quit") { _ in server.close() },
+        ])], at: DBusObjectPath("/quit"))
+        let error = await callError { () async throws(DBusError) in
+            try await pair.client.call(destination: server.uniqueName, path: DBusObjectPath("/quit"),
+                                       interface: "org.pwrecord.Quit", member: "Quit", timeout: .seconds(10))
+        }
+        guard case .noReply? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(!server.isConnected)
+        #expect(pair.client.isConnected)
+    }
 }
