@@ -66,10 +66,10 @@ extension DBusConnection {
         try DBusNames.validateBusName(name)
         let (stream, continuation) = AsyncStream<String?>.makeStream(bufferingPolicy: .unbounded)
         let state = DBusNameOwnerWatch.State(continuation: continuation)
-        let subscription = try await subscribe(.nameOwnerChanged(name)) { signal in
+        let subscription = try await subscribe(.nameOwnerChanged(name), handler: { signal in
             guard signal.arguments.count == 3, case .string(let owner) = signal.arguments[2] else { return }
             state.changed(owner.isEmpty ? nil : owner)
-        }
+        }, onEnd: { state.finish() })
         // The reply is applied on the queue in dispatch order, so changes seen before it are older than it.
         let engine = self.engine
         let message = try engine.busCall("GetNameOwner", [.string(name)])
@@ -94,6 +94,6 @@ extension DBusConnection {
             }
         }
         if let failure { throw failure }
-        return DBusNameOwnerWatch(stream: stream, subscription: subscription)
+        return DBusNameOwnerWatch(stream: stream, subscription: subscription, state: state)
     }
 }

@@ -15,11 +15,17 @@ extension DBusConnection {
     /// arrival order. Keep the returned subscription: releasing it unsubscribes.
     public func subscribe(_ rule: DBusMatchRule, handler: (@Sendable (DBusSignal) -> Void)?)
         async throws(DBusError) -> DBusSignalSubscription {
+        try await subscribe(rule, handler: handler, onEnd: nil)
+    }
+
+    /// `onEnd` runs on the queue when the subscription ends (cancelled, released, connection closed).
+    func subscribe(_ rule: DBusMatchRule, handler: (@Sendable (DBusSignal) -> Void)?, onEnd: (@Sendable () -> Void)?)
+        async throws(DBusError) -> DBusSignalSubscription {
         try rule.validate()
         let (stream, continuation) = AsyncStream<DBusSignal>.makeStream(bufferingPolicy: .unbounded)
         let engine = self.engine
         let record = SubscriptionRecord(id: engine.makeID(), rule: rule, handler: handler,
-                                        continuation: handler == nil ? continuation : nil)
+                                        continuation: handler == nil ? continuation : nil, onEnd: onEnd)
         if handler != nil { continuation.finish() }
         let failure: DBusError? = await withCheckedContinuation { done in
             engine.queue.async { engine.addSubscription(record) { done.resume(returning: $0) } }

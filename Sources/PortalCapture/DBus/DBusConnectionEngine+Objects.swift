@@ -100,7 +100,7 @@ extension DBusConnectionEngine {
         let args = (try? message.arguments()) ?? []
         switch (member, message.signature) {
         case ("Get", "ss"):
-            guard case .string(let name) = args[0], case .string(let propertyName) = args[1] else { return }
+            guard args.count == 2, case .string(let name) = args[0], case .string(let propertyName) = args[1] else { return }
             guard let interface = object.interfaces[name] else {
                 return sendError(to: message, "org.freedesktop.DBus.Error.UnknownInterface", "No interface \(name)")
             }
@@ -113,7 +113,7 @@ extension DBusConnectionEngine {
                 sendError(to: message, errorName, text)
             }
         case ("GetAll", "s"):
-            guard case .string(let name) = args[0] else { return }
+            guard args.count == 1, case .string(let name) = args[0] else { return }
             let interfaces = name.isEmpty ? object.sortedInterfaces : object.interfaces[name].map { [$0] }
             guard let interfaces else {
                 return sendError(to: message, "org.freedesktop.DBus.Error.UnknownInterface", "No interface \(name)")

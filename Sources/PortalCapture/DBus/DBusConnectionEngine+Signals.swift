@@ -129,13 +129,15 @@ final class SubscriptionRecord: @unchecked Sendable {
     let dropped = Atomic<Int>(0)
     private let handler: (@Sendable (DBusSignal) -> Void)?
     private let continuation: AsyncStream<DBusSignal>.Continuation?
+    private let onEnd: (@Sendable () -> Void)?
 
     init(id: UInt64, rule: DBusMatchRule, handler: (@Sendable (DBusSignal) -> Void)?,
-         continuation: AsyncStream<DBusSignal>.Continuation?) {
+         continuation: AsyncStream<DBusSignal>.Continuation?, onEnd: (@Sendable () -> Void)? = nil) {
         self.id = id
         self.rule = rule
         self.handler = handler
         self.continuation = continuation
+        self.onEnd = onEnd
     }
 
     func deliver(_ signal: DBusSignal) {
@@ -143,5 +145,8 @@ final class SubscriptionRecord: @unchecked Sendable {
         continuation?.yield(signal)
     }
 
-    func finish() { continuation?.finish() }
+    func finish() {
+        continuation?.finish()
+        onEnd?()
+    }
 }

@@ -8,14 +8,19 @@ public final class DBusNameOwnerWatch: AsyncSequence, Sendable {
 
     private let stream: AsyncStream<String?>
     private let subscription: DBusSignalSubscription
+    private let state: State
 
-    init(stream: AsyncStream<String?>, subscription: DBusSignalSubscription) {
+    init(stream: AsyncStream<String?>, subscription: DBusSignalSubscription, state: State) {
         self.stream = stream
         self.subscription = subscription
+        self.state = state
     }
 
     /// Stops watching (`RemoveMatch`) and ends iteration.
-    public func cancel() { subscription.cancel() }
+    public func cancel() {
+        subscription.cancel()
+        state.finish()
+    }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncStream<String?>.Iterator
@@ -38,8 +43,9 @@ public final class DBusNameOwnerWatch: AsyncSequence, Sendable {
 
         init(continuation: AsyncStream<String?>.Continuation) {
             self.continuation = continuation
-            continuation.onTermination = { _ in }
         }
+
+        func finish() { continuation.finish() }
 
         func initial(_ owner: String?) {
             hasInitial.withLock { $0 = true }

@@ -76,11 +76,6 @@ public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
         var parser = SignatureParser(text: text)
         return try parser.parseAll()
     }
-
-    /// The libdbus type code (`DBUS_TYPE_*`) of this type's first character.
-    var typeCode: Int32 {
-        Int32(signature.utf8.first!)
-    }
 }
 
 /// A recursive-descent parser of D-Bus signatures with the limits of the specification.

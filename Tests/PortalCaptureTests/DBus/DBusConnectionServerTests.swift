@@ -132,6 +132,11 @@ struct DBusConnectionServerTests {
         let all = try await properties("GetAll", [.string(TestService.interface)]).argument(0, as: DBusVardict.self)
         #expect(try all.requireUInt32("version") == 4)
         #expect(try all.requireString("Name") == "test service")
+        let viaHelper = try await pair.client.property(destination: pair.server.uniqueName, path: TestService.path,
+                                                       interface: TestService.interface, name: "version")
+        #expect(viaHelper == .uint32(4))
+        #expect(try await pair.client.allProperties(destination: pair.server.uniqueName, path: TestService.path,
+                                                    interface: TestService.interface) == all)
         await #expect(throws: DBusError.remote(name: "org.freedesktop.DBus.Error.UnknownProperty",
                                                message: "No property nope on org.pwrecord.Test")) {
             _ = try await properties("Get", [.string(TestService.interface), .string("nope")])
@@ -235,5 +240,20 @@ struct DBusConnectionServerTests {
         let server = pair.server
         Task { server.close() }
         #expect(await collect(watch, count: 2) == [pair.server.uniqueName, nil])
+    }
+
+    @Test("a name owner watch ends when its connection closes")
+    func watchEndsOnClose() async throws {
+        let pair = try Pair()
+        defer { pair.stop() }
+        let watch = try await pair.client.watchNameOwner("org.pwrecord.Nobody")
+        let client = pair.client
+        Task {
+            try? await Task.sleep(for: .milliseconds(50))
+            client.close()
+        }
+        let (owners, elapsed) = await measure { await collect(watch, count: 10, within: .seconds(10)) }
+        #expect(owners == [nil])
+        #expect(elapsed < .seconds(5))
     }
 }
