@@ -17,12 +17,16 @@ public final class StallWatchdog: Sendable {
 
     public let timeout: Duration
     private let onStall: @Sendable (CaptureEnd) -> Void
+    private let now: @Sendable () -> UInt64
     private let lastArrival = Atomic<UInt64>(0)
     private let phase = Atomic<Int>(Phase.idle.rawValue)
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    public init(timeout: Duration, onStall: @escaping @Sendable (CaptureEnd) -> Void) {
+    /// `clock` gives `CLOCK_MONOTONIC` nanoseconds; tests inject one they advance by hand.
+    public init(timeout: Duration, clock: @escaping @Sendable () -> UInt64 = monotonicNanoseconds,
+                onStall: @escaping @Sendable (CaptureEnd) -> Void) {
         self.timeout = timeout
+        self.now = clock
         self.onStall = onStall
     }
 
@@ -32,7 +36,7 @@ public final class StallWatchdog: Sendable {
 
     /// Begins watching; later calls do nothing.
     public func start() {
-        lastArrival.store(monotonicNanoseconds(), ordering: .releasing)
+        lastArrival.store(now(), ordering: .releasing)
         guard move(from: .idle, to: .watching) else { return }
         // The task holds the watchdog only while checking, so dropping the watchdog ends it.
         let watch = Task { [weak self] in
@@ -49,7 +53,7 @@ public final class StallWatchdog: Sendable {
 
     /// Notes a video frame's arrival. Cheap enough for PipeWire's data thread.
     public func frameArrived() {
-        lastArrival.store(monotonicNanoseconds(), ordering: .releasing)
+        lastArrival.store(now(), ordering: .releasing)
     }
 
     /// Stops watching without a report.
@@ -65,7 +69,7 @@ public final class StallWatchdog: Sendable {
     private func check() -> UInt64? {
         guard phase.load(ordering: .acquiring) == Phase.watching.rawValue else { return nil }
         let limit = Self.nanoseconds(timeout)
-        let silent = monotonicNanoseconds() &- lastArrival.load(ordering: .acquiring)
+        let silent = now() &- lastArrival.load(ordering: .acquiring)
         if silent < limit { return limit - silent }
         if move(from: .watching, to: .fired) { onStall(.noFrames(for: timeout)) }
         return nil

@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import Testing
 @testable import PortalCapture
@@ -19,20 +20,22 @@ struct StallWatchdogTests {
 
     @Test("frames arriving within the timeout keep it quiet; it reports once they stop")
     func framesKeepItQuiet() async throws {
+        // A hand-driven clock: frames 10 ms apart for 1 s (ten timeouts) must never look like a stall, however
+        // the machine schedules the test; then 300 ms of silence must.
+        let clock = ManualClock()
         let reports = Collector<CaptureEnd>()
-        // The frames span 2.5 timeouts, so only refreshing keeps it quiet; the wide timeout keeps a loaded
-        // machine's scheduling gaps (tens of ms) from looking like a stall.
-        let watchdog = StallWatchdog(timeout: .milliseconds(400)) { reports.append($0) }
+        let watchdog = StallWatchdog(timeout: .milliseconds(100), clock: clock.now) { reports.append($0) }
         watchdog.start()
-        await onThread {
-            for _ in 0 ..< 100 {
-                watchdog.frameArrived()
-                usleep(10_000)
-            }
+        for _ in 0 ..< 100 {
+            clock.advance(milliseconds: 10)
+            watchdog.frameArrived()
+            try await Task.sleep(for: .milliseconds(2))
         }
-        #expect(reports.all.isEmpty, "frames came every 10 ms for about 1 s")
-        try await Task.sleep(for: .milliseconds(1000))
-        #expect(reports.all.count == 1)
+        #expect(reports.all.isEmpty, "frames came every 10 ms (clock time) for 1 s")
+        clock.advance(milliseconds: 300)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while reports.all.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(reports.all == [.noFrames(for: .milliseconds(100))])
     }
 
     @Test("a cancelled watchdog never reports")
@@ -45,4 +48,11 @@ struct StallWatchdogTests {
         #expect(reports.all.isEmpty)
         #expect(!watchdog.hasFired)
     }
+}
+
+/// A monotonic clock the test advances by hand.
+final class ManualClock: Sendable {
+    private let nanoseconds = Mutex<UInt64>(1_000_000_000)
+    var now: @Sendable () -> UInt64 { { [self] in nanoseconds.withLock { $0 } } }
+    func advance(milliseconds: UInt64) { nanoseconds.withLock { $0 += milliseconds * 1_000_000 } }
 }
