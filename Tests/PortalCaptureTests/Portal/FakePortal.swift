@@ -100,6 +100,16 @@ final class FakePortal: Sendable {
 
     var calls: [Call] { state.withLock { $0.calls } }
     func calls(_ method: String) -> [Call] { calls.filter { $0.method == method } }
+    /// The calls of `method` once there are `count` of them, or those there are after `limit`. (Calls sent without
+    /// waiting for a reply, such as `Request.Close`, arrive a little later.)
+    func waitForCalls(_ method: String, count: Int, within limit: Duration = .seconds(5)) async -> [Call] {
+        let deadline = ContinuousClock.now + limit
+        while calls(method).count < count, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return calls(method)
+    }
+
     /// Calls of the portal's own methods (not Request/Session.Close).
     var portalMethodCalls: [Call] { calls.filter { !$0.method.hasSuffix(".Close") } }
 
