@@ -208,6 +208,29 @@ struct PortalDesktopTests {
         #expect(await error { _ = try await session.openPipeWireRemote() } == .sessionClosed)
     }
 
+    // MARK: The recorder's provider
+
+    @Test("the production provider grants a cast on the portal's PipeWire connection; Closed ends it")
+    func provider() async throws {
+        let tokens = RestoreTokenStore(directory: FileManager.default.temporaryDirectory
+            .appendingPathComponent("desktop-provider-\(UUID().uuidString)/restore-tokens"))
+        let provider = PortalScreenCastProvider(connection: bus, timeouts: portal.timeouts, tokens: tokens)
+        #expect(await provider.unavailability() == nil)
+        let grant = try await provider.startCast(ScreenCastRequest(appID: "org.example.Provider", sources: .window,
+                                                                   multiple: false, cursor: .metadata,
+                                                                   consentMemory: .seconds(60)))
+        let node = try await grant.core.waitForNode { $0.id == grant.nodeID }
+        #expect(node.id == grant.nodeID)
+        #expect(grant.announcedSize != nil)
+        #expect(tokens.entry(for: "org.example.Provider") != nil)
+        let closed = grant.closed
+        try await control.closeSessions(emitClosed: true)
+        let (elements, elapsed) = await measure { await collect(closed, count: 1, within: .seconds(10)) }
+        #expect(elements.count == 0)
+        #expect(elapsed < .seconds(10), "the closed stream did not finish")
+        await grant.close()
+    }
+
     // MARK: Screenshot
 
     @Test("screenshots come back as PNG bytes and their temporary file is removed", arguments: [false, true])
