@@ -225,7 +225,7 @@ struct PortalDesktopTests {
         #expect(tokens.entry(for: "org.example.Provider") != nil)
         let closed = grant.closed
         try await control.closeSessions(emitClosed: true)
-        let (elements, elapsed) = await measure { await collect(closed, count: 1, within: .seconds(10)) }
+        let (elements, elapsed): ([Void], Duration) = await measure { await collect(closed, count: 1, within: .seconds(10)) }
         #expect(elements.count == 0)
         #expect(elapsed < .seconds(10), "the closed stream did not finish")
         await grant.close()
