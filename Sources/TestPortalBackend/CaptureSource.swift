@@ -30,9 +30,10 @@ struct CaptureSource: Sendable, Hashable {
 
     /// What the "dialog" picks for a `types` mask (1 MONITOR, 2 WINDOW) and `multiple`: the monitor first,
     /// then the window; with `multiple`, two sources (both kinds when both are asked for, else two of the one
-    /// kind). Empty when `types` asks for neither (e.g. only VIRTUAL, which this backend does not offer).
+    /// kind). `types` 0 means the default, a monitor. Empty when `types` asks for neither (e.g. only VIRTUAL,
+    /// which this backend does not offer).
     static func choose(types: UInt32, multiple: Bool) -> [CaptureSource] {
-        let monitor = types & 1 != 0, window = types & 2 != 0
+        let monitor = types & 1 != 0 || types == 0, window = types & 2 != 0
         switch (monitor, window, multiple) {
         case (true, true, true): return [CaptureSource(kind: .monitor, index: 0), CaptureSource(kind: .window, index: 0)]
         case (true, _, false): return [CaptureSource(kind: .monitor, index: 0)]
