@@ -56,6 +56,8 @@ struct BackendCommandLine: Sendable, Equatable {
         }
         do {
             streamOptions = try StreamOptions().applying(dict)
+        } catch .invalidOption(let key, let reason) {
+            throw .usage("--\(key): \(reason)")
         } catch {
             throw .usage(error.description)
         }
