@@ -9,6 +9,7 @@ enum CursorPainter {
         let left = cursor.x - cursor.hotspotX, top = cursor.y - cursor.hotspotY
         let pf = format.pixelFormat
         let alphaOffset = 6 - pf.redOffset - pf.greenOffset - pf.blueOffset
+        let channels = [(pf.redOffset, 0), (pf.greenOffset, 1), (pf.blueOffset, 2)]
         bitmap.rgba.withUnsafeBufferPointer { rgba in
             for by in 0..<bitmap.height {
                 let y = top + by
@@ -21,7 +22,7 @@ enum CursorPainter {
                     let a = Int(rgba[s + 3])
                     guard a > 0 else { continue }
                     let p = row + x * 4
-                    for (offset, channel) in [(pf.redOffset, 0), (pf.greenOffset, 1), (pf.blueOffset, 2)] {
+                    for (offset, channel) in channels {
                         p[offset] = UInt8((Int(rgba[s + channel]) * a + Int(p[offset]) * (255 - a)) / 255)
                     }
                     p[alphaOffset] = 255
