@@ -39,6 +39,7 @@ let package = Package(
 
         .testTarget(name: "PortalCaptureTests", dependencies: ["PortalCapture", "PortalTestSupport", "CPipeWire", "CDBus"]),
         .testTarget(name: "PluginsTests", dependencies: ["Plugins", "PortalCapture", "PortalTestSupport", "SinkTestHelper"]),
+        .testTarget(name: "RecorderTests", dependencies: ["Plugins", "PortalCapture", "PortalTestSupport"]),
         .testTarget(name: "pwrecordTests", dependencies: ["pwrecord", "PortalCapture", "PortalTestSupport"]),
     ]
 )

@@ -29,6 +29,7 @@ struct CommandRunner {
             case "policy check": return try PolicyCommands.check(parsed, console: console)
             case "policy explain": return try PolicyCommands.explain(parsed, console: console)
             case "sinks": return SinksCommand.run(parsed, console: console)
+            case "last", "last info", "last save", "last discard", "last open": return LastCommand.run(parsed, console: console)
             default:
                 console.error("'\(parsed.path.dropFirst().joined(separator: " "))' is not available in this build yet",
                               hint: "see 'pwrecord --help'")

@@ -23,8 +23,10 @@ public struct Recording: Sendable, Equatable {
             throw .filePermissions(path: destination.path, reason: "the file exists (use --force to replace it)")
         }
         let tmp = dir.appendingPathComponent(".\(destination.lastPathComponent).pwrecord-\(getpid())")
-        try FileCopy.copy(from: file.path, to: tmp.path, displayPath: destination.path)
+        unlink(tmp.path)
         defer { unlink(tmp.path) }
+        // A real copy, never a hard link: writing to the saved file must not change the kept recording.
+        try FileCopy.copy(from: file.path, to: tmp.path, displayPath: destination.path)
         if overwrite {
             guard rename(tmp.path, destination.path) == 0 else {
                 throw .filePermissions(path: destination.path, reason: String(cString: strerror(errno)))

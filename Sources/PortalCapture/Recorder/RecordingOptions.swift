@@ -1,3 +1,5 @@
+import Foundation
+
 /// What to record, as a value built fluently: `RecordingOptions().source(.window).microphone(true).fps(60)`.
 public struct RecordingOptions: Sendable, Equatable {
     public enum FrameRateMode: String, Sendable, Equatable {
@@ -29,6 +31,10 @@ public struct RecordingOptions: Sendable, Equatable {
     /// The container for the kept recording (its file extension): mkv, mp4 or webm.
     public var container = "mkv"
     public var codec = "h264"
+    /// Where the recording will be saved by `stopRecording(output:)`, when known at start: it is checked
+    /// (policy output dirs, writable, not existing unless `overwrite`) before the user is asked anything.
+    public var output: URL?
+    public var overwrite = false
 
     public init() {}
 
@@ -46,6 +52,9 @@ public struct RecordingOptions: Sendable, Equatable {
     public func sinks(_ value: [String]) -> Self { var c = self; c.sinks = value; return c }
     public func container(_ value: String) -> Self { var c = self; c.container = value; return c }
     public func codec(_ value: String) -> Self { var c = self; c.codec = value; return c }
+    public func output(_ value: URL?, overwrite: Bool = false) -> Self {
+        var c = self; c.output = value; c.overwrite = overwrite; return c
+    }
 
     /// Checks what can be checked without any I/O.
     public func validate() throws(RecordingError) {

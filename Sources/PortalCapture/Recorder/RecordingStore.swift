@@ -38,31 +38,25 @@ public struct RecordingStore: Sendable {
     public func makePendingFile(for appID: String, fileExtension: String) throws(RecordingError) -> URL {
         let dir = try directory(for: appID)
         let stamp = Int(Date().timeIntervalSince1970 * 1000)
-        let url = dir.appendingPathComponent("pending-\(stamp)-\(getpid()).\(fileExtension)")
+        let url = dir.appendingPathComponent("recording-\(stamp)-\(getpid()).\(fileExtension)")
         let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .filePermissions(path: url.path, reason: String(cString: strerror(errno))) }
         close(fd)
         return url
     }
 
-    /// Makes `pendingFile` the app's kept recording, replacing (deleting) the previous one.
+    /// Makes `pendingFile` the app's kept recording, replacing (deleting) the previous one. The file keeps its
+    /// name (a sink may be about to open it): being kept means `info.json` names it.
     public func keep(_ pendingFile: URL, info: RecordingInfo) throws(RecordingError) -> Recording {
         let dir = pendingFile.deletingLastPathComponent()
         let previous = kept(for: info.appID)
-        let name = "recording-\(Int(info.created.timeIntervalSince1970)).\(pendingFile.pathExtension)"
-        let target = dir.appendingPathComponent(name)
-        if target.path != pendingFile.path {
-            guard rename(pendingFile.path, target.path) == 0 else {
-                throw .filePermissions(path: target.path, reason: String(cString: strerror(errno)))
-            }
-        }
         var info = info
-        info.fileName = name
+        info.fileName = pendingFile.lastPathComponent
         // info.json keeps whole seconds (ISO 8601); keep the in-memory value identical to what is read back.
         info.created = Date(timeIntervalSince1970: info.created.timeIntervalSince1970.rounded(.down))
         try writeInfo(info, in: dir)
-        if let previous, previous.file.path != target.path { unlink(previous.file.path) }
-        return Recording(file: target, info: info, store: self)
+        if let previous, previous.file.path != pendingFile.path { unlink(previous.file.path) }
+        return Recording(file: pendingFile, info: info, store: self)
     }
 
     /// Updates the stored info of the kept recording (e.g. its final duration after stop).

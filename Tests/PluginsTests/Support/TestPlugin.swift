@@ -1,3 +1,4 @@
+import PortalTestSupport
 import Foundation
 
 /// Tiny C plugins compiled for a test with the system C compiler against `pwrec_plugin.h`, to exercise what

@@ -1,21 +1,21 @@
 import Foundation
-import Plugins
+import PortalCapture
 
-/// Runs the `ffprobe`/`ffmpeg` command-line tools (Debian's `ffmpeg` package) to check what sinks wrote.
-enum MediaTool {
-    struct Output {
-        var status: Int32
-        var stdout: Data
-        var stderr: String
+/// Test support: runs the `ffprobe`/`ffmpeg` command-line tools (Debian's `ffmpeg` package) to check what sinks wrote.
+public enum MediaTool {
+    public struct Output {
+        public var status: Int32
+        public var stdout: Data
+        public var stderr: String
     }
 
     /// Runs `/usr/bin/<tool>` with `arguments` and waits.
-    static func run(_ tool: String, _ arguments: [String]) throws -> Output {
+    public static func run(_ tool: String, _ arguments: [String]) throws -> Output {
         try runAny("/usr/bin/" + tool, arguments)
     }
 
     /// Runs the executable at `path` with `arguments` and waits.
-    static func runAny(_ path: String, _ arguments: [String]) throws -> Output {
+    public static func runAny(_ path: String, _ arguments: [String]) throws -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -35,18 +35,18 @@ enum MediaTool {
     }
 
     /// The streams ffprobe sees, with decoded frame counts (`-count_frames`).
-    struct Stream {
-        var type: String
-        var codec: String
-        var width: Int?
-        var height: Int?
-        var pixelFormat: String?
-        var frames: Int?
-        var sampleRate: Int?
-        var channels: Int?
+    public struct Stream {
+        public var type: String
+        public var codec: String
+        public var width: Int?
+        public var height: Int?
+        public var pixelFormat: String?
+        public var frames: Int?
+        public var sampleRate: Int?
+        public var channels: Int?
     }
 
-    static func probe(_ path: String) throws -> [Stream] {
+    public static func probe(_ path: String) throws -> [Stream] {
         let o = try run("ffprobe", ["-v", "error", "-count_frames", "-show_streams", "-of", "json", path])
         guard o.status == 0 else { throw ToolError("ffprobe failed on \(path): \(o.stderr)") }
         let json = try JSONSerialization.jsonObject(with: o.stdout) as? [String: Any]
@@ -60,7 +60,7 @@ enum MediaTool {
     }
 
     /// Presentation times (seconds) of the video frames, in decode order of packets.
-    static func videoFrameTimes(_ path: String) throws -> [Double] {
+    public static func videoFrameTimes(_ path: String) throws -> [Double] {
         let o = try run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
                                     "-of", "csv=p=0", path])
         guard o.status == 0 else { throw ToolError("ffprobe failed on \(path): \(o.stderr)") }
@@ -70,7 +70,7 @@ enum MediaTool {
     }
 
     /// Every video frame decoded to RGBA at `width` x `height`.
-    static func decodeVideo(_ path: String, width: Int, height: Int) throws -> (frames: [VideoFrame], stderr: String, status: Int32) {
+    public static func decodeVideo(_ path: String, width: Int, height: Int) throws -> (frames: [VideoFrame], stderr: String, status: Int32) {
         let o = try run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
         let format = VideoFormat(pixelFormat: .rgba, width: width, height: height)
         let size = width * height * 4
@@ -88,14 +88,14 @@ enum MediaTool {
     }
 
     /// The first audio stream decoded to mono f32 at 48 kHz.
-    static func decodeAudio(_ path: String) throws -> [Float] {
+    public static func decodeAudio(_ path: String) throws -> [Float] {
         let o = try run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0", "-f", "f32le", "-ac", "1", "-ar", "48000", "-"])
         guard o.status == 0 else { throw ToolError("ffmpeg could not decode the audio of \(path): \(o.stderr)") }
         return o.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
     /// The dominant frequency of `samples` at 48 kHz, from rising zero crossings.
-    static func frequency(_ samples: [Float]) -> Double {
+    public static func frequency(_ samples: [Float]) -> Double {
         guard samples.count > 4800 else { return 0 }
         var crossings = 0
         for i in 1..<samples.count where samples[i - 1] < 0 && samples[i] >= 0 { crossings += 1 }
@@ -103,9 +103,9 @@ enum MediaTool {
     }
 }
 
-struct ToolError: Error, CustomStringConvertible {
-    var description: String
-    init(_ d: String) { description = d }
+public struct ToolError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ d: String) { description = d }
 }
 
 /// A one-shot, thread-safe box (for a pipe reader thread).

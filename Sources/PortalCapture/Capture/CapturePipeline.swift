@@ -1,0 +1,260 @@
+import Dispatch
+import Synchronization
+
+/// The capture path from PipeWire to the sinks: a `VideoCaptureStream` on the portal's connection, an optional
+/// `AudioCaptureStream` on the default daemon, the bounded `DeliveryQueue` (with frame processing) and a
+/// `StallWatchdog`, tied together with one clock.
+///
+/// Data path: PipeWire's data thread copies each frame into pooled storage and `enqueue`s it (O(1), never
+/// blocking); the delivery thread processes and hands it to the sinks. The sinks are opened when the first
+/// video frame arrives, with its format; `SinkContext.startTime` is that frame's timestamp, and audio from
+/// before it is not delivered.
+///
+/// Pause: while paused, samples are not delivered; after `resume()` timestamps are shifted back by the time
+/// spent paused, so the output has no gap.
+///
+/// End: the video stream going unconnected or to error, a PipeWire core error, or the watchdog each end the
+/// capture once (`.ended`); the owner then calls `finish()` to flush and close the sinks, so what was captured
+/// is always finalized. Events arrive on a private serial queue.
+public final class CapturePipeline: Sendable {
+    public let options: CapturePipelineOptions
+    private let videoCore: PipeWireCore
+    private let audioCore: PipeWireCore?
+    private let queue: DeliveryQueue
+    /// Frame storage for the video stream: enough for every frame the queue may hold plus the ones in flight,
+    /// and it never refuses (an extra storage is allocated on overflow), so a slow sink costs queue drops,
+    /// never skipped frames at the source.
+    private let framePool: FramePool
+    private let events = DispatchQueue(label: "pwrecord.capture.events")
+    private let onEvent: @Sendable (CapturePipelineEvent) -> Void
+    private let state = Mutex(State())
+    private let sinksOpened = Atomic<Bool>(false)
+    private let streams = Mutex<(video: VideoCaptureStream?, audio: AudioCaptureStream?, watchdog: StallWatchdog?)>((nil, nil, nil))
+
+    private struct State {
+        var started = false
+        var startTime: UInt64 = 0
+        var ended = false
+        var finished = false
+        var paused = false
+        var pausedAt: UInt64 = 0
+        var pausedTotal: UInt64 = 0
+        var lastKeptFrame: UInt64?
+        var capped = 0
+        var videoFrames = 0
+        var audioChunks = 0
+        var firstTimestamp: UInt64?
+        var lastTimestamp: UInt64 = 0
+        var audioFormat: AudioFormat?
+    }
+
+    /// A snapshot for progress reports.
+    public struct Statistics: Sendable, Equatable {
+        /// Frames handed to the delivery queue.
+        public var videoFrames: Int
+        public var audioChunks: Int
+        /// Dropped by the queue (sinks behind), skipped by the stream (stale or corrupted), or capped by fps.
+        public var droppedFrames: Int
+        /// Seconds of media so far (from the first frame, pauses excluded).
+        public var duration: Double
+    }
+
+    /// - Parameters:
+    ///   - videoCore: the connection the screen-cast node lives on (the portal's fd).
+    ///   - audioCore: a connection to the default daemon, needed when `options.microphone` is set.
+    ///   - sinks: fed in order; each is opened at the first frame and closed exactly once by `finish()`.
+    public init(videoCore: PipeWireCore, audioCore: PipeWireCore?, sinks: [any CaptureSink],
+                options: CapturePipelineOptions, onEvent: @escaping @Sendable (CapturePipelineEvent) -> Void) {
+        self.options = options
+        self.videoCore = videoCore
+        self.audioCore = audioCore
+        self.onEvent = onEvent
+        framePool = FramePool(maximumCount: options.delivery.videoCapacity + 6)
+        let events = self.events
+        queue = DeliveryQueue(sinks: sinks, options: options.delivery.processing(options.processing)) { event in
+            switch event {
+            case .sinkFailed(let sink, let error): events.async { onEvent(.sinkFailed(sink: sink, error: error)) }
+            case .formatChanged(let from, let to) where from != nil: events.async { onEvent(.formatChanged(to)) }
+            default: break
+            }
+        }
+    }
+
+    /// Connects the streams. Frames flow (and sinks open) once the producer sends the first one.
+    public func start() throws(PipeWireError) {
+        var videoOptions = VideoCaptureOptions()
+        videoOptions.cursorMetadata = options.cursorMetadata
+        videoOptions.preferredFrameRate = options.preferredFrameRate
+        let watchdog = options.noFrameTimeout.map { timeout in
+            StallWatchdog(timeout: timeout) { [weak self] cause in self?.end(cause) }
+        }
+        let pool = framePool
+        let video = try VideoCaptureStream(
+            core: videoCore, target: options.video, options: videoOptions,
+            storageProvider: { pool.acquire(capacity: $0) },
+            eventHandler: { [weak self] event in
+                if case .ended(let cause) = event, let mapped = Self.map(cause, stream: .video) { self?.end(mapped) }
+            },
+            frameHandler: { [weak self] frame in
+                watchdog?.frameArrived()
+                self?.deliver(frame)
+            })
+        var audio: AudioCaptureStream?
+        if let mic = options.microphone, let audioCore {
+            do {
+                audio = try AudioCaptureStream(
+                    core: audioCore, target: mic,
+                    eventHandler: { [weak self] event in
+                        if case .ended(let cause) = event, let mapped = Self.map(cause, stream: .audio), let self {
+                            self.events.async { self.onEvent(.microphoneLost(mapped)) }
+                        }
+                    },
+                    handler: { [weak self] buffer in self?.deliver(buffer) })
+            } catch {
+                video.stop()
+                throw error
+            }
+        }
+        streams.withLock { $0 = (video, audio, watchdog) }
+        watchdog?.start()
+        watchCore(videoCore)
+    }
+
+    /// Stops delivering without closing anything (the timeline pauses too).
+    public func pause() {
+        state.withLock { s in
+            guard !s.paused else { return }
+            s.paused = true
+            s.pausedAt = monotonicNanoseconds()
+        }
+    }
+
+    public func resume() {
+        state.withLock { s in
+            guard s.paused else { return }
+            s.paused = false
+            s.pausedTotal += monotonicNanoseconds() &- s.pausedAt
+            s.lastKeptFrame = nil
+        }
+    }
+
+    public var isPaused: Bool { state.withLock { $0.paused } }
+
+    public var statistics: Statistics {
+        let s = state.withLock { $0 }
+        let q = queue.statistics
+        let skipped = streams.withLock { $0.video?.statistics.framesSkipped ?? 0 }
+        let duration = s.firstTimestamp.map { Double(s.lastTimestamp &- $0) / 1e9 } ?? 0
+        return Statistics(videoFrames: s.videoFrames, audioChunks: s.audioChunks,
+                          droppedFrames: q.droppedVideo + q.rejectedVideo + skipped + s.capped, duration: duration)
+    }
+
+    /// The negotiated video format, once known.
+    public var videoFormat: VideoFormat? { streams.withLock { $0.video?.currentFormat } }
+
+    /// Stops the streams, delivers what is queued, closes every sink and returns their outcomes. Safe to call
+    /// more than once (later calls return the same report) and after `.ended`.
+    public func finish() async -> DeliveryReport {
+        stopStreams()
+        state.withLock { $0.finished = true }
+        if sinksOpened.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
+            // No frame ever arrived: open the sinks with what is known so they can finalize, then close.
+            queue.start(SinkContext(video: nil, audio: nil, output: nil, startTime: monotonicNanoseconds()))
+        }
+        return await queue.finish()
+    }
+
+    // MARK: data thread
+
+    private func deliver(_ frame: VideoFrame) {
+        var frame = frame
+        let accepted: Bool = state.withLock { s in
+            guard !s.ended, !s.finished, !s.paused else { return false }
+            if let cap = options.fpsCap, cap > 0, let last = s.lastKeptFrame,
+               frame.timestamp &- last < UInt64(1_000_000_000 / cap) * 9 / 10 {
+                s.capped += 1
+                return false
+            }
+            s.lastKeptFrame = frame.timestamp
+            frame.timestamp &-= s.pausedTotal
+            if !s.started {
+                s.started = true
+                s.startTime = frame.timestamp
+                s.firstTimestamp = frame.timestamp
+            }
+            s.lastTimestamp = frame.timestamp
+            s.videoFrames += 1
+            return true
+        }
+        guard accepted else { return }
+        openSinksIfNeeded(with: frame)
+        queue.enqueue(.video(frame))
+    }
+
+    private func deliver(_ buffer: AudioBuffer) {
+        var buffer = buffer
+        let accepted: Bool = state.withLock { s in
+            guard s.started, !s.ended, !s.finished, !s.paused else { return false }
+            buffer.timestamp &-= s.pausedTotal
+            guard buffer.timestamp >= s.startTime else { return false }
+            s.audioChunks += 1
+            if s.audioFormat == nil { s.audioFormat = buffer.format }
+            return true
+        }
+        if accepted { queue.enqueue(.audio(buffer)) }
+    }
+
+    private func openSinksIfNeeded(with frame: VideoFrame) {
+        guard sinksOpened.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        let audioFormat: AudioFormat? = options.microphone == nil ? nil
+            : (streams.withLock { $0.audio?.currentFormat } ?? AudioFormat())
+        var format = frame.format
+        if let processed = try? FrameProcessor(options: options.processing).outputFormat(for: frame.format, streamCrop: frame.crop) {
+            format = processed
+        }
+        queue.start(SinkContext(video: format, audio: audioFormat, output: nil, startTime: frame.timestamp))
+        events.async { [onEvent, format] in onEvent(.started(format)) }
+    }
+
+    // MARK: ending
+
+    private func end(_ cause: CaptureEnd) {
+        let first = state.withLock { s -> Bool in
+            guard !s.ended, !s.finished else { return false }
+            s.ended = true
+            return true
+        }
+        guard first else { return }
+        events.async { [onEvent] in onEvent(.ended(cause)) }
+    }
+
+    private func stopStreams() {
+        let (video, audio, watchdog) = streams.withLock { $0 }
+        watchdog?.cancel()
+        video?.stop()
+        audio?.stop()
+    }
+
+    private func watchCore(_ core: PipeWireCore) {
+        let stream = core.events
+        Task { [weak self] in
+            for await event in stream {
+                if case .error(let id, _, let res, let message) = event, id == 0 {
+                    self?.end(.coreError(result: res, message: message))
+                    return
+                }
+            }
+        }
+    }
+
+    /// PipeWire's end causes as capture ends; a deliberate stop is not an end.
+    static func map(_ cause: PipeWireStreamEndCause, stream: CaptureEnd.Stream) -> CaptureEnd? {
+        switch cause {
+        case .unconnected: .streamUnconnected(stream)
+        case .streamError(let message): .streamError(stream, message: message)
+        case .coreError(let res, let message): .coreError(result: res, message: message)
+        case .noFrames(let timeout): .noFrames(for: timeout)
+        case .stopped: nil
+        }
+    }
+}

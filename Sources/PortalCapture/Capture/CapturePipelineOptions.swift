@@ -1,0 +1,24 @@
+/// How a `CapturePipeline` captures: what to read, how to transform it, and when to give up.
+public struct CapturePipelineOptions: Sendable {
+    /// The screen-cast node (from the portal's `Start` results) on the portal's PipeWire connection.
+    public var video: PipeWireTarget
+    /// The microphone on the default PipeWire daemon (`.default` = the default source); nil = no audio.
+    /// The portal's connection only sees the screen-cast nodes, so audio always uses its own connection.
+    public var microphone: PipeWireTarget?
+    /// Cursor compositing, masks and crop, applied on the delivery thread.
+    public var processing = FrameProcessingOptions()
+    /// Frames closer together than `1 / fpsCap` are dropped at the source (counted as `capped`); nil = no cap.
+    public var fpsCap: Int?
+    /// Ask PipeWire for this rate; the producer may still send less.
+    public var preferredFrameRate = FrameRate(60)
+    /// No video frame for this long ends the capture with `.noFrames` (compositors send nothing while the
+    /// screen is still, so keep it generous); nil = never.
+    public var noFrameTimeout: Duration?
+    public var delivery = DeliveryOptions()
+    /// Request SPA cursor metadata from the producer (the portal's cursor mode `metadata`).
+    public var cursorMetadata = true
+
+    public init(video: PipeWireTarget) {
+        self.video = video
+    }
+}

@@ -1,0 +1,287 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// One running recording: the portal grant, the capture pipeline, the pending/kept file, and the timers
+/// (progress, max duration). Created by `ScreenRecorder`; ends exactly once.
+final class RecordingSession: Sendable {
+    let appID: String
+    let options: RecordingOptions
+    private let configuration: ScreenRecorderConfiguration
+    private let grant: any ScreenCastGrant
+    private let audioCore: PipeWireCore?
+    private let pipeline: CapturePipeline
+    private let file: URL?
+    private let created = Date()
+    private let state = Mutex(State())
+    private let onEnd: @Sendable (RecordingError?) -> Void
+
+    private struct State {
+        var ended = false
+        var finished: (recording: Recording?, error: RecordingError?)?
+        var kept: Recording?
+        var sinkError: RecordingError?
+        var tasks: [Task<Void, Never>] = []
+    }
+
+    private init(appID: String, options: RecordingOptions, configuration: ScreenRecorderConfiguration,
+                 grant: any ScreenCastGrant, audioCore: PipeWireCore?, pipeline: CapturePipeline, file: URL?,
+                 onEnd: @escaping @Sendable (RecordingError?) -> Void) {
+        self.appID = appID
+        self.options = options
+        self.configuration = configuration
+        self.grant = grant
+        self.audioCore = audioCore
+        self.pipeline = pipeline
+        self.file = file
+        self.onEnd = onEnd
+    }
+
+    /// Checks everything checkable, asks for consent, starts capture and waits for the first frame.
+    static func start(appID: String, options: RecordingOptions, extraSinks: [any CaptureSink], keepsFile: Bool,
+                      configuration: ScreenRecorderConfiguration, decision: PolicyDecision,
+                      onEnd: @escaping @Sendable (RecordingError?) -> Void,
+                      onProgress: @escaping @Sendable (RecordingProgress) -> Void) async throws(RecordingError) -> RecordingSession {
+        // 1. Everything that needs no one's consent.
+        try options.validate()
+        try PreflightCheck(appID: appID, options: options, keepsFile: keepsFile, configuration: configuration,
+                           decision: decision).run()
+        var registry = configuration.sinks
+        registry.allowed = decision.allowedSinks.map { .only($0) } ?? .all
+        let file = keepsFile ? try configuration.store.makePendingFile(for: appID, fileExtension: options.container) : nil
+        var sinks: [any CaptureSink] = []
+        do {
+            if let file {
+                sinks.append(try registry.makeSink(SinkSpec(id: "encoder", options: [
+                    ("output", file.path), ("container", options.container), ("codec", options.codec),
+                    ("rate", options.frameRateMode == .constant ? "cfr" : "vfr"), ("fps", String(options.fps)),
+                ])))
+            }
+            for spec in options.sinks { sinks.append(try registry.makeSink(spec)) }
+        } catch {
+            for sink in sinks { _ = try? sink.close() }
+            file.map(configuration.store.removePending)
+            throw RecordingError(error)
+        }
+        sinks += extraSinks
+
+        // 2. Consent.
+        let grant: any ScreenCastGrant
+        do {
+            grant = try await configuration.provider.startCast(ScreenCastRequest(
+                appID: appID, sources: options.sources, multiple: options.multiple, cursor: options.cursor,
+                consentMemory: decision.consentMemory))
+        } catch {
+            // Close the unopened sinks first (closing may touch their files), then remove the pending file.
+            for sink in sinks { _ = try? sink.close() }
+            file.map(configuration.store.removePending)
+            throw error
+        }
+
+        // 3. Capture.
+        var audioCore: PipeWireCore?
+        if options.microphone {
+            do { audioCore = try PipeWireCore(name: "pwrecord-microphone", remote: configuration.pipewireRemote) } catch {
+                await grant.close()
+                for sink in sinks { _ = try? sink.close() }
+                file.map(configuration.store.removePending)
+                throw .failedToStart(reason: "cannot reach PipeWire for the microphone: \(error)")
+            }
+        }
+        var pipelineOptions = CapturePipelineOptions(video: .node(id: grant.nodeID))
+        pipelineOptions.microphone = options.microphone ? (options.microphoneNode.map { .object($0) } ?? .default) : nil
+        pipelineOptions.processing = FrameProcessingOptions()
+            .compositingCursor(options.cursor == .metadata)
+            .masking(options.masks)
+            .cropping(to: options.crop, honouringStreamCrop: true)
+        pipelineOptions.fpsCap = options.fps
+        pipelineOptions.preferredFrameRate = FrameRate(options.fps)
+        pipelineOptions.noFrameTimeout = configuration.noFrameTimeout
+        pipelineOptions.cursorMetadata = options.cursor == .metadata
+
+        let firstFrame = FirstFrameSignal()
+        let sessionBox = Mutex<RecordingSession?>(nil)
+        let pipeline = CapturePipeline(videoCore: grant.core, audioCore: audioCore, sinks: sinks, options: pipelineOptions) { event in
+            switch event {
+            case .started: firstFrame.signal(nil)
+            case .ended(let cause):
+                firstFrame.signal(cause)
+                sessionBox.withLock { $0 }?.end(RecordingError(cause))
+            case .sinkFailed(let sink, let error):
+                sessionBox.withLock { $0 }?.sinkFailed(sink, error)
+            case .formatChanged, .microphoneLost: break
+            }
+        }
+        let session = RecordingSession(appID: appID, options: options, configuration: configuration, grant: grant,
+                                       audioCore: audioCore, pipeline: pipeline, file: file, onEnd: onEnd)
+        do {
+            try pipeline.start()
+        } catch {
+            _ = await session.finish(error: nil, keep: false)
+            throw .failedToStart(reason: "PipeWire: \(error)")
+        }
+        switch await firstFrame.wait(timeout: configuration.firstFrameTimeout) {
+        case .started:
+            break
+        case .ended(let cause):
+            _ = await session.finish(error: nil, keep: false)
+            throw .failedToStart(reason: cause.description)
+        case .timedOut:
+            _ = await session.finish(error: nil, keep: false)
+            throw .failedToStart(reason: "no frame arrived within \(configuration.firstFrameTimeout) of the portal granting the screen cast")
+        }
+
+        // 4. Started: the pending file becomes the kept recording (the previous one goes).
+        if let file {
+            let recording = try configuration.store.keep(file, info: session.info(duration: 0))
+            session.state.withLock { $0.kept = recording }
+        }
+        sessionBox.withLock { $0 = session }
+        session.startTimers(maxDuration: Self.maxDuration(options, decision), onProgress: onProgress)
+        return session
+    }
+
+    static func maxDuration(_ options: RecordingOptions, _ decision: PolicyDecision) -> Duration? {
+        let requested = options.maxDuration.map { Duration.milliseconds(Int64($0 * 1000)) }
+        switch (requested, decision.maxDuration) {
+        case (let a?, let b?): return min(a, b)
+        case (let a?, nil): return a
+        case (nil, let b?): return b
+        case (nil, nil): return nil
+        }
+    }
+
+    var isPaused: Bool { pipeline.isPaused }
+    func pause() -> Bool { guard !pipeline.isPaused else { return false }; pipeline.pause(); return true }
+    func resume() -> Bool { guard pipeline.isPaused else { return false }; pipeline.resume(); return true }
+
+    /// Asks the owner to end the recording with `error` (nil: a normal stop, e.g. max duration); once.
+    func end(_ error: RecordingError?) {
+        let first = state.withLock { s -> Bool in
+            guard !s.ended else { return false }
+            s.ended = true
+            return true
+        }
+        if first { onEnd(error) }
+    }
+
+    private func sinkFailed(_ sink: String, _ error: SinkError) {
+        let mapped = RecordingError(error)
+        state.withLock { if $0.sinkError == nil { $0.sinkError = mapped } }
+        // The file sink failing ends the recording; an extra sink failing does not.
+        if case .insufficientStorage = mapped { end(mapped) } else if sink == "encoder" { end(mapped) }
+    }
+
+    /// Stops capture, finalizes every sink and the kept recording's info, closes the portal session.
+    /// Idempotent: later calls return the first outcome.
+    func finish(error: RecordingError?, keep: Bool = true) async -> (recording: Recording?, error: RecordingError?) {
+        if let done = state.withLock({ $0.finished }) { return done }
+        state.withLock { s in
+            s.ended = true
+            for t in s.tasks { t.cancel() }
+        }
+        let report = await pipeline.finish()
+        await grant.close()
+        audioCore?.close()
+        let sinkError = state.withLock { $0.sinkError }
+        var finalError = error ?? report.errors.first.map { RecordingError($0.error) } ?? sinkError
+        if case .failed? = finalError, sinkError != nil, error == nil { finalError = sinkError }
+        var recording: Recording?
+        if keep, let kept = state.withLock({ $0.kept }) {
+            var info = info(duration: pipeline.statistics.duration)
+            info.fileName = kept.info.fileName
+            info.created = kept.info.created
+            info.droppedFrames = pipeline.statistics.droppedFrames + report.statistics.dropped
+            info.endedWithError = finalError?.description
+            try? configuration.store.update(info)
+            recording = configuration.store.kept(for: appID) ?? kept
+        } else if let file, state.withLock({ $0.kept }) == nil {
+            configuration.store.removePending(file)
+        }
+        let outcome = (recording, finalError)
+        state.withLock { if $0.finished == nil { $0.finished = outcome } }
+        return state.withLock { $0.finished! }
+    }
+
+    private func info(duration: Double) -> RecordingInfo {
+        let stats = pipeline.statistics
+        return RecordingInfo(appID: appID, fileName: file?.lastPathComponent ?? "", created: created, duration: duration,
+                             videoFormat: pipeline.videoFormat, audioFormat: options.microphone ? AudioFormat() : nil,
+                             videoFrames: stats.videoFrames, droppedFrames: stats.droppedFrames)
+    }
+
+    private func startTimers(maxDuration: Duration?, onProgress: @escaping @Sendable (RecordingProgress) -> Void) {
+        let interval = configuration.progressInterval
+        let progress = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard let self, !Task.isCancelled else { return }
+                let s = self.pipeline.statistics
+                let bytes = self.state.withLock { $0.kept }?.size ?? 0
+                onProgress(RecordingProgress(elapsed: s.duration, frames: s.videoFrames, droppedFrames: s.droppedFrames, bytes: bytes))
+            }
+        }
+        let closed = grant.closed
+        let watchClosed = Task { [weak self] in
+            for await _ in closed {}
+            guard !Task.isCancelled else { return }
+            self?.end(.interrupted(reason: "the screen-cast session was closed"))
+        }
+        var tasks = [progress, watchClosed]
+        if let maxDuration {
+            tasks.append(Task { [weak self] in
+                // Media time, so a pause does not count: poll the pipeline's duration.
+                let limit = Double(maxDuration.components.seconds) + Double(maxDuration.components.attoseconds) / 1e18
+                while !Task.isCancelled {
+                    guard let self else { return }
+                    let remaining = limit - self.pipeline.statistics.duration
+                    if remaining <= 0.02 { self.end(nil); return }
+                    try? await Task.sleep(for: .milliseconds(Int64(min(max(remaining * 1000 / 2, 10), 200))))
+                }
+            })
+        }
+        state.withLock { $0.tasks = tasks }
+    }
+}
+
+/// Waits for the pipeline's first frame or its end, whichever comes first.
+final class FirstFrameSignal: Sendable {
+    enum Outcome: Sendable { case started, ended(CaptureEnd), timedOut }
+    private let state = Mutex<(outcome: Outcome?, waiter: CheckedContinuation<Outcome, Never>?)>((nil, nil))
+
+    func signal(_ cause: CaptureEnd?) {
+        let waiter = state.withLock { s -> CheckedContinuation<Outcome, Never>? in
+            guard s.outcome == nil else { return nil }
+            s.outcome = cause.map { .ended($0) } ?? .started
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        if let waiter, let outcome = state.withLock({ $0.outcome }) { waiter.resume(returning: outcome) }
+    }
+
+    func wait(timeout: Duration) async -> Outcome {
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            if !Task.isCancelled { self?.expire() }
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            let ready = state.withLock { s -> Outcome? in
+                if let o = s.outcome { return o }
+                s.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    private func expire() {
+        let waiter = state.withLock { s -> CheckedContinuation<Outcome, Never>? in
+            guard s.outcome == nil else { return nil }
+            s.outcome = .timedOut
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume(returning: .timedOut)
+    }
+}

@@ -1,0 +1,225 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// ReplayKit's `RPScreenRecorder` for the Linux desktop: one per app id.
+///
+/// ```swift
+/// let recorder = ScreenRecorder.standard(appID: "org.example.Game")     // from the Plugins module
+/// recorder.delegate = self
+/// try await recorder.startRecording(RecordingOptions().microphone(true))
+/// ...
+/// let recording = try await recorder.stopRecording()     // the kept recording: save, discard, open
+/// ```
+///
+/// Before asking the user anything, `startRecording` checks what can be checked: the policy (recording,
+/// microphone, sinks, output place, hours), the options, and free space. Then the portal's dialog asks for
+/// consent (or a remembered choice within the policy's consent memory is reused). The recording is written
+/// to a pending file; it becomes the app's kept recording, replacing the previous one, only once the first
+/// frame has arrived.
+///
+/// A recording ends by `stopRecording`, by its max duration (the options' or the policy's, whichever is
+/// shorter; a normal stop), or on its own: the session closed or PipeWire gone (`interrupted`), a newly
+/// denying policy (`disabled`), a full disk (`insufficientStorage`), a failing sink (`failed`). In every case
+/// what was recorded is finalized and kept, and the delegate hears `didStopRecordingWith` exactly once.
+///
+/// Threading: delegate methods and `events` are delivered on the recorder's serial event queue, in order.
+public final class ScreenRecorder: Sendable {
+    public let appID: String
+    public let configuration: ScreenRecorderConfiguration
+    private let eventQueue: DispatchQueue
+    private let state = Mutex(State())
+    private let delegateBox = Mutex<WeakDelegate>(WeakDelegate())
+    private let subscribers = Mutex<[UUID: AsyncStream<RecorderEvent>.Continuation]>([:])
+    private let monitor: AvailabilityMonitor
+
+    struct State {
+        var session: RecordingSession?
+        var starting = false
+        var microphoneEnabled = false
+    }
+
+    struct WeakDelegate { weak var value: (any ScreenRecorderDelegate)? }
+
+    public init(appID: String = "pwrecord", configuration: ScreenRecorderConfiguration) {
+        self.appID = appID
+        self.configuration = configuration
+        let eventQueue = DispatchQueue(label: "pwrecord.recorder.events")
+        self.eventQueue = eventQueue
+        monitor = AvailabilityMonitor(appID: appID, configuration: configuration)
+        monitor.onChange = { [weak self] availability in
+            self?.emit(.availabilityChanged(availability))
+            self?.policyChanged()
+        }
+        monitor.start()
+    }
+
+    deinit { monitor.stop() }
+
+    // MARK: state
+
+    /// Called on the event queue; held weakly.
+    public var delegate: (any ScreenRecorderDelegate)? {
+        get { delegateBox.withLock { $0.value } }
+        set { delegateBox.withLock { $0.value = newValue } }
+    }
+
+    /// Every event from now on, in order; each call gives a new, independent stream.
+    public var events: AsyncStream<RecorderEvent> {
+        let (stream, continuation) = AsyncStream<RecorderEvent>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        let id = UUID()
+        subscribers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in _ = self?.subscribers.withLock { $0.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Whether recording could start now, with every reason it could not.
+    public var availability: Availability { monitor.current }
+    public var isAvailable: Bool { availability.isAvailable }
+    public var isRecording: Bool { state.withLock { $0.session != nil || $0.starting } }
+    public var isPaused: Bool { state.withLock { $0.session?.isPaused ?? false } }
+
+    /// Whether the next recording includes the microphone (`RecordingOptions.microphone` overrides it).
+    public var isMicrophoneEnabled: Bool {
+        get { state.withLock { $0.microphoneEnabled } }
+        set { state.withLock { $0.microphoneEnabled = newValue } }
+    }
+
+    /// The app's kept recording, if any.
+    public var keptRecording: Recording? { configuration.store.kept(for: appID) }
+
+    /// The policy's decision for this app now.
+    public var policyDecision: PolicyDecision { monitor.policyDecision }
+
+    /// Re-reads availability now (the monitor also does it on every change it sees).
+    public func refreshAvailability() async -> Availability { await monitor.refresh() }
+
+    // MARK: recording
+
+    /// Starts recording; returns once the first frame has been captured (the recording is then the kept one).
+    public func startRecording(_ options: RecordingOptions = RecordingOptions()) async throws(RecordingError) {
+        try await start(options, extraSinks: [])
+    }
+
+    /// ReplayKit's `startCapture(handler:)`: samples (video frames and audio chunks, tagged) go to `handler`
+    /// on the delivery thread, besides any sinks in `options`; no file is kept unless `options.sinks` asks.
+    public func startCapture(_ options: RecordingOptions = RecordingOptions(),
+                             handler: @escaping @Sendable (CaptureSample) -> Void) async throws(RecordingError) {
+        try await start(options, extraSinks: [SampleHandlerSink(id: "capture") { handler($0) }], captureOnly: true)
+    }
+
+    /// Stops and finalizes; returns the kept recording.
+    @discardableResult
+    public func stopRecording() async throws(RecordingError) -> Recording {
+        let session = try takeSession()
+        let outcome = await session.finish(error: nil)
+        emitStopped(outcome.error)
+        guard let recording = outcome.recording else {
+            throw outcome.error ?? .failed(reason: "nothing was recorded")
+        }
+        return recording
+    }
+
+    /// Stops, finalizes and saves the recording to `output` (atomically; an existing file is an error unless
+    /// `overwrite`). The recording also stays kept, like ReplayKit's preview.
+    @discardableResult
+    public func stopRecording(output: URL, overwrite: Bool = false) async throws(RecordingError) -> Recording {
+        let recording = try await stopRecording()
+        try recording.save(to: output, overwrite: overwrite)
+        return recording
+    }
+
+    /// Ends a capture started with `startCapture`.
+    public func stopCapture() async throws(RecordingError) {
+        let session = try takeSession()
+        let outcome = await session.finish(error: nil)
+        emitStopped(outcome.error)
+    }
+
+    /// Deletes the kept recording.
+    public func discardRecording() {
+        configuration.store.discard(appID: appID)
+    }
+
+    public func pauseRecording() throws(RecordingError) {
+        guard let session = state.withLock({ $0.session }) else { throw .attemptToStopNonRecording }
+        if session.pause() { emit(.paused) }
+    }
+
+    public func resumeRecording() throws(RecordingError) {
+        guard let session = state.withLock({ $0.session }) else { throw .attemptToStopNonRecording }
+        if session.resume() { emit(.resumed) }
+    }
+
+    // MARK: internals
+
+    private func start(_ options: RecordingOptions, extraSinks: [any CaptureSink], captureOnly: Bool = false) async throws(RecordingError) {
+        let microphone = state.withLock { s -> Bool? in
+            guard s.session == nil, !s.starting else { return nil }
+            s.starting = true
+            return s.microphoneEnabled
+        }
+        guard let microphone else { throw .attemptToStartInRecordingState }
+        var options = options
+        if microphone { options.microphone = true }
+        do {
+            let session = try await RecordingSession.start(
+                appID: appID, options: options, extraSinks: extraSinks, keepsFile: !captureOnly,
+                configuration: configuration, decision: monitor.policyDecision,
+                onEnd: { [weak self] error in self?.sessionEndedByItself(error) },
+                onProgress: { [weak self] progress in self?.emit(.progress(progress)) })
+            state.withLock { $0.session = session; $0.starting = false }
+            emit(.started)
+        } catch {
+            state.withLock { $0.starting = false }
+            throw error
+        }
+    }
+
+    private func takeSession() throws(RecordingError) -> RecordingSession {
+        guard let session = state.withLock({ s -> RecordingSession? in
+            let taken = s.session
+            s.session = nil
+            return taken
+        }) else { throw .attemptToStopNonRecording }
+        return session
+    }
+
+    /// The session ended on its own (interrupted, max duration, disk full...): finalize and report once.
+    private func sessionEndedByItself(_ error: RecordingError?) {
+        Task {
+            guard let session = state.withLock({ s -> RecordingSession? in
+                let taken = s.session
+                s.session = nil
+                return taken
+            }) else { return }
+            let outcome = await session.finish(error: error)
+            emitStopped(outcome.error)
+        }
+    }
+
+    /// A policy change while recording: a deny stops it with `disabled`.
+    private func policyChanged() {
+        guard let session = state.withLock({ $0.session }) else { return }
+        let decision = monitor.policyDecision
+        if !decision.isAvailable {
+            session.end(.disabled(reason: decision.reasons.map(\.description).joined(separator: "; ")))
+        }
+    }
+
+    private func emitStopped(_ error: RecordingError?) { emit(.stopped(error: error)) }
+
+    func emit(_ event: RecorderEvent) {
+        eventQueue.async { [self] in
+            for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(event) }
+            guard let delegate else { return }
+            switch event {
+            case .availabilityChanged(let a): delegate.screenRecorderDidChangeAvailability(self, availability: a)
+            case .started: delegate.screenRecorderDidStartRecording(self)
+            case .progress(let p): delegate.screenRecorder(self, progress: p)
+            case .stopped(let error): delegate.screenRecorder(self, didStopRecordingWith: error)
+            case .paused, .resumed: break
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// Everything a `ScreenRecorder` depends on, injected (no globals); the defaults are the system's.
+public struct ScreenRecorderConfiguration: Sendable {
+    /// Consent and the screen-cast stream.
+    public var provider: any ScreenCastProvider
+    /// Where sinks come from (`SinkRegistry.standard()` from the Plugins module has the built-in ones).
+    public var sinks: SinkRegistry
+    /// The admin policy's files.
+    public var policy = PolicyLocations()
+    /// Where the kept recording lives.
+    public var store = RecordingStore()
+    /// Who is recording, for the policy; nil = the current user.
+    public var subject: PolicySubject?
+    /// The PipeWire daemon for the microphone (nil = the default, `$PIPEWIRE_REMOTE` or `pipewire-0`).
+    public var pipewireRemote: String?
+    /// Give up when no frame arrives this long after the portal granted the cast.
+    public var firstFrameTimeout: Duration = .seconds(10)
+    /// A recording whose stream sends nothing this long ends as interrupted; nil = never (compositors send
+    /// nothing while the screen is still).
+    public var noFrameTimeout: Duration?
+    /// Refuse to start with less free space than this where the recording is written.
+    public var minimumFreeBytes: Int64 = 64 << 20
+    /// Progress events at most this often.
+    public var progressInterval: Duration = .milliseconds(500)
+
+    public init(provider: any ScreenCastProvider, sinks: SinkRegistry) {
+        self.provider = provider
+        self.sinks = sinks
+    }
+}

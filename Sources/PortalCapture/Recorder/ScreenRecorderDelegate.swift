@@ -1,0 +1,19 @@
+/// ReplayKit's `RPScreenRecorderDelegate`. Every method has an empty default, so implement only what you need.
+///
+/// Threading: all methods are called on the recorder's own serial event queue (never on PipeWire's data
+/// thread and never concurrently), in the same order as the `events` stream yields.
+public protocol ScreenRecorderDelegate: AnyObject, Sendable {
+    /// Availability changed (policy window, policy file edited, portal or PipeWire appeared or went away).
+    func screenRecorderDidChangeAvailability(_ recorder: ScreenRecorder, availability: Availability)
+    func screenRecorderDidStartRecording(_ recorder: ScreenRecorder)
+    func screenRecorder(_ recorder: ScreenRecorder, progress: RecordingProgress)
+    /// The recording ended, normally (`error == nil`) or not. Called exactly once per started recording.
+    func screenRecorder(_ recorder: ScreenRecorder, didStopRecordingWith error: RecordingError?)
+}
+
+extension ScreenRecorderDelegate {
+    public func screenRecorderDidChangeAvailability(_ recorder: ScreenRecorder, availability: Availability) {}
+    public func screenRecorderDidStartRecording(_ recorder: ScreenRecorder) {}
+    public func screenRecorder(_ recorder: ScreenRecorder, progress: RecordingProgress) {}
+    public func screenRecorder(_ recorder: ScreenRecorder, didStopRecordingWith error: RecordingError?) {}
+}

@@ -1,0 +1,71 @@
+import Foundation
+import PortalCapture
+
+/// `pwrecord last [info|save DEST|discard|open]`: the kept recording (ReplayKit's preview).
+enum LastCommand {
+    static func run(_ parsed: ParsedCommand, console: Console, appID: String = "pwrecord",
+                    store: RecordingStore = RecordingStore()) -> ExitCode {
+        let action = parsed.path.count > 2 ? parsed.path[2] : "info"
+        guard let recording = store.kept(for: appID) else {
+            console.error("there is no kept recording", hint: "record one with 'pwrecord record'")
+            return .failure
+        }
+        switch action {
+        case "save":
+            let dest = URL(fileURLWithPath: parsed.positionals[0])
+            do {
+                try recording.save(to: dest, overwrite: parsed.flag("force"))
+            } catch {
+                console.error(error.description)
+                return .failure
+            }
+            console.out("saved \(dest.path)")
+        case "discard":
+            recording.discard()
+            console.out("discarded \(recording.file.path)")
+        case "open":
+            do { try recording.open() } catch {
+                console.error(error.description)
+                return .failure
+            }
+        default:
+            console.out(parsed.flag("json") ? json(recording) : text(recording))
+        }
+        return .success
+    }
+
+    static func text(_ r: Recording) -> String {
+        var lines = ["file: \(r.file.path)",
+                     "created: \(ISO8601DateFormatter().string(from: r.info.created))",
+                     String(format: "duration: %.2f s", r.info.duration),
+                     "size: \(ByteCount.format(r.size))"]
+        if let v = r.info.videoFormat { lines.append("video: \(v.width)x\(v.height), \(r.info.videoFrames) frames, \(r.info.droppedFrames) dropped") }
+        if let a = r.info.audioFormat { lines.append("audio: \(a.sampleRate) Hz, \(a.channels) channels") }
+        if let e = r.info.endedWithError { lines.append("ended with: \(e)") }
+        lines.append("save it with 'pwrecord last save FILE', discard it with 'pwrecord last discard'")
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ r: Recording) -> String {
+        var object: [String: Any] = [
+            "file": r.file.path, "created": ISO8601DateFormatter().string(from: r.info.created),
+            "duration": r.info.duration, "size": r.size, "videoFrames": r.info.videoFrames,
+            "droppedFrames": r.info.droppedFrames,
+        ]
+        if let v = r.info.videoFormat { object["video"] = ["width": v.width, "height": v.height, "format": v.pixelFormat.rawValue] }
+        if let a = r.info.audioFormat { object["audio"] = ["sampleRate": a.sampleRate, "channels": a.channels] }
+        if let e = r.info.endedWithError { object["endedWithError"] = e }
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Human-readable sizes.
+enum ByteCount {
+    static func format(_ bytes: Int64) -> String {
+        let units = ["B", "KB", "MB", "GB", "TB"]
+        var value = Double(bytes), unit = 0
+        while value >= 1000 && unit < units.count - 1 { value /= 1000; unit += 1 }
+        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+@testable import PortalCapture
+import PortalTestSupport
+
+/// A sink that records what it was given, optionally sleeping per frame to play a slow encoder.
+final class PipelineSink: CaptureSink {
+    let id = "recording"
+    let delay: Duration
+    private let state = Mutex<(context: SinkContext?, frames: [(ts: UInt64, counter: UInt32, format: VideoFormat)], audio: Int, closed: Int)>((nil, [], 0, 0))
+
+    init(delay: Duration = .zero) { self.delay = delay }
+
+    func open(_ context: SinkContext) throws(SinkError) { state.withLock { $0.context = context } }
+    func consume(_ sample: CaptureSample) throws(SinkError) {
+        switch sample {
+        case .video(let frame):
+            let counter = TestPattern.decodeCounter(frame)
+            state.withLock { $0.frames.append((frame.timestamp, counter, frame.format)) }
+            if delay > .zero { usleep(UInt32(delay.components.attoseconds / 1_000_000_000_000) + UInt32(delay.components.seconds) * 1_000_000) }
+        case .audio:
+            state.withLock { $0.audio += 1 }
+        }
+    }
+    func close() throws(SinkError) -> SinkResult {
+        state.withLock { $0.closed += 1; return SinkResult(videoFrames: $0.frames.count) }
+    }
+
+    var context: SinkContext? { state.withLock { $0.context } }
+    var frames: [(ts: UInt64, counter: UInt32, format: VideoFormat)] { state.withLock { $0.frames } }
+    var audioChunks: Int { state.withLock { $0.audio } }
+    var closeCount: Int { state.withLock { $0.closed } }
+}
+
+final class PipelineEvents: Sendable {
+    private let events = Mutex<[(CapturePipelineEvent, ContinuousClock.Instant)]>([])
+    var handler: @Sendable (CapturePipelineEvent) -> Void { { [self] e in events.withLock { $0.append((e, .now)) } } }
+    var all: [CapturePipelineEvent] { events.withLock { $0.map(\.0) } }
+    func firstEnd() -> (CaptureEnd, ContinuousClock.Instant)? {
+        events.withLock { list in
+            for (e, t) in list { if case .ended(let cause) = e { return (cause, t) } }
+            return nil
+        }
+    }
+}
+
+@Suite("Capture pipeline on PipeWire", .enabled(if: TestDesktop.isAvailable), .serialized)
+struct CapturePipelineTests {
+    struct Rig {
+        let core: PipeWireCore
+        let producer: VideoProducerStream
+        let node: PipeWireNodeInfo
+    }
+
+    func makeProducer(_ name: String, format: VideoFormat = VideoFormat(pixelFormat: .bgrx, width: 320, height: 240, frameRate: FrameRate(60)),
+                      remote: String? = nil) async throws -> Rig {
+        let core = try PipeWireCore(name: "pwrecord-test-pipeline", remote: remote)
+        let producer = try VideoProducerStream(core: core, options: VideoProducerOptions(format: format, nodeName: name),
+                                               render: TestPattern.render)
+        let node = try await producer.waitUntilReady()
+        return Rig(core: core, producer: producer, node: node)
+    }
+
+    @Test("frames reach the sinks, which are opened with the stream's format at the first frame")
+    func framesReachSinks() async throws {
+        let rig = try await makeProducer("test-pipeline-basic")
+        defer { rig.producer.stop(); rig.core.close() }
+        let sink = PipelineSink(), events = PipelineEvents()
+        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: nil, sinks: [sink],
+                                       options: CapturePipelineOptions(video: .node(id: rig.node.id)), onEvent: events.handler)
+        try pipeline.start()
+        #expect(await poll(timeout: .seconds(5)) { sink.frames.count >= 30 })
+        let report = await pipeline.finish()
+        #expect(sink.closeCount == 1)
+        #expect(report.errors.isEmpty)
+        let context = try #require(sink.context)
+        #expect(context.video == VideoFormat(pixelFormat: .bgrx, width: 320, height: 240, frameRate: FrameRate(60)))
+        #expect(context.startTime == sink.frames.first?.ts)
+        let counters = sink.frames.map(\.counter)
+        #expect(zip(counters, counters.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(events.all.contains(.started(context.video!)))
+    }
+
+    @Test("a slow sink never stalls the stream: frames keep being dequeued and drops are counted")
+    func slowSinkNeverStalls() async throws {
+        let rig = try await makeProducer("test-pipeline-slow")
+        defer { rig.producer.stop(); rig.core.close() }
+        let sink = PipelineSink(delay: .milliseconds(100))
+        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: nil, sinks: [sink],
+                                       options: CapturePipelineOptions(video: .node(id: rig.node.id)), onEvent: { _ in })
+        try pipeline.start()
+        #expect(await poll(timeout: .seconds(5)) { pipeline.statistics.videoFrames >= 1 })
+        try await Task.sleep(for: .seconds(2))
+        let stats = pipeline.statistics
+        let report = await pipeline.finish()
+        // 60 fps for 2 s reach the queue although the sink takes only ~10 a second.
+        #expect(stats.videoFrames >= 60, "\(stats)")
+        #expect(sink.frames.count < stats.videoFrames / 2, "the sink got \(sink.frames.count) of \(stats.videoFrames)")
+        #expect(report.statistics.droppedVideo > 0)
+        #expect(stats.droppedFrames > 0)
+        let counters = sink.frames.map(\.counter)
+        #expect(zip(counters, counters.dropFirst()).allSatisfy { $0 < $1 }, "oldest frames are dropped, order is kept")
+    }
+
+    @Test("pausing removes the paused time from the timeline")
+    func pauseRemovesGap() async throws {
+        let rig = try await makeProducer("test-pipeline-pause")
+        defer { rig.producer.stop(); rig.core.close() }
+        let sink = PipelineSink()
+        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: nil, sinks: [sink],
+                                       options: CapturePipelineOptions(video: .node(id: rig.node.id)), onEvent: { _ in })
+        try pipeline.start()
+        #expect(await poll(timeout: .seconds(5)) { sink.frames.count >= 10 })
+        pipeline.pause()
+        try await Task.sleep(for: .milliseconds(800))
+        pipeline.resume()
+        try await Task.sleep(for: .milliseconds(300))
+        _ = await pipeline.finish()
+        let stamps = sink.frames.map(\.ts)
+        let largestGap = zip(stamps, stamps.dropFirst()).map { $1 &- $0 }.max() ?? 0
+        #expect(largestGap < 400_000_000, "largest gap \(Double(largestGap) / 1e6) ms")
+        let counters = sink.frames.map(\.counter)
+        let largestCounterJump = zip(counters, counters.dropFirst()).map { $1 - $0 }.max() ?? 0
+        #expect(largestCounterJump >= 30, "frames produced while paused were not delivered")
+    }
+
+    @Test("an fps cap drops frames at the source")
+    func fpsCapDrops() async throws {
+        let rig = try await makeProducer("test-pipeline-cap")
+        defer { rig.producer.stop(); rig.core.close() }
+        let sink = PipelineSink()
+        var options = CapturePipelineOptions(video: .node(id: rig.node.id))
+        options.fpsCap = 15
+        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: nil, sinks: [sink], options: options, onEvent: { _ in })
+        try pipeline.start()
+        #expect(await poll(timeout: .seconds(5)) { sink.frames.count >= 1 })
+        try await Task.sleep(for: .seconds(2))
+        _ = await pipeline.finish()
+        let stamps = sink.frames.map(\.ts)
+        let seconds = Double((stamps.last ?? 0) &- (stamps.first ?? 0)) / 1e9
+        let rate = Double(stamps.count - 1) / max(seconds, 0.001)
+        #expect(rate <= 17 && rate >= 10, "rate \(rate) fps over \(seconds) s")
+    }
+
+    @Test("the producer going away ends the capture once, within 1 s, and the sinks are still closed once")
+    func producerGoneEndsCapture() async throws {
+        let rig = try await makeProducer("test-pipeline-gone")
+        defer { rig.core.close() }
+        let sink = PipelineSink(), events = PipelineEvents()
+        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: nil, sinks: [sink],
+                                       options: CapturePipelineOptions(video: .node(id: rig.node.id)), onEvent: events.handler)
+        try pipeline.start()
+        #expect(await poll(timeout: .seconds(5)) { sink.frames.count >= 5 })
+        let stoppedAt = ContinuousClock.now
+        rig.producer.stop()
+        #expect(await poll(timeout: .seconds(2)) { events.firstEnd() != nil })
+        let (cause, at) = try #require(events.firstEnd())
+        #expect(cause == .streamUnconnected(.video))
+        #expect(at - stoppedAt < .seconds(1), "ended after \(at - stoppedAt)")
+        _ = await pipeline.finish()
+        #expect(sink.closeCount == 1)
+        #expect(events.all.filter { if case .ended = $0 { true } else { false } }.count == 1)
+    }
+
+    @Test("PipeWire killed mid-stream ends the capture with its cause within 1 s")
+    func pipewireKilledEndsCapture() async throws {
+        let daemon = try PrivateDaemon()
+        #expect(await daemon.waitUntilListening())
+        let rig = try await makeProducer("test-pipeline-kill", remote: daemon.name)
+        defer { rig.producer.stop(); rig.core.close() }
+        let sink = PipelineSink(), events = PipelineEvents()
+        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: nil, sinks: [sink],
+                                       options: CapturePipelineOptions(video: .node(id: rig.node.id)), onEvent: events.handler)
+        try pipeline.start()
+        try await Task.sleep(for: .milliseconds(300))
+        let killedAt = ContinuousClock.now
+        daemon.kill()
+        #expect(await poll(timeout: .seconds(2)) { events.firstEnd() != nil })
+        let (cause, at) = try #require(events.firstEnd())
+        #expect(cause == .coreError(errno: EPIPE, message: cause.coreMessage), "\(cause)")
+        #expect(at - killedAt < .seconds(1), "ended after \(at - killedAt)")
+        _ = await pipeline.finish()
+        #expect(sink.closeCount == 1)
+    }
+
+    @Test("microphone audio from a named node reaches the sinks on the video's clock")
+    func microphoneReachesSinks() async throws {
+        let rig = try await makeProducer("test-pipeline-mic-video")
+        defer { rig.producer.stop(); rig.core.close() }
+        let audioCore = try PipeWireCore(name: "pwrecord-test-mic")
+        defer { audioCore.close() }
+        let tone = try AudioProducerStream(core: audioCore, nodeName: "test-pipeline-tone")
+        defer { tone.stop() }
+        _ = try await tone.waitUntilReady()
+        let sink = PipelineSink()
+        var options = CapturePipelineOptions(video: .node(id: rig.node.id))
+        options.microphone = .object("test-pipeline-tone")
+        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: audioCore, sinks: [sink], options: options, onEvent: { _ in })
+        try pipeline.start()
+        #expect(await poll(timeout: .seconds(5)) { sink.audioChunks >= 20 && sink.frames.count >= 10 })
+        _ = await pipeline.finish()
+        let context = try #require(sink.context)
+        #expect(context.audio?.sampleRate == 48_000)
+        #expect(context.audio?.sampleFormat == .f32)
+    }
+}
+
+extension CaptureEnd {
+    var coreMessage: String { if case .coreError(_, let m) = self { m } else { "" } }
+}
