@@ -22,14 +22,18 @@ struct FoundationFrontendTests {
 
     @Test("a cursor mode the backend does not offer is refused by the frontend with InvalidArgument")
     func unofferedCursorModeIsRefused() async throws {
-        let portal = try RawPortal.connect()
-        defer { portal.bus.close() }
-        let (created, session) = try await portal.createSession()
-        let path = try #require(session, "\(created)")
-        await #expect(throws: DBusError.self) {
-            _ = try await portal.selectSources(path, ["cursor_mode": UInt32(8)])
+        // Inside the lease: another test's scripted CreateSession answer must not land on this session.
+        try await TestPortalControl.exclusively { control in
+            let portal = try RawPortal.connect()
+            defer { portal.bus.close() }
+            let (created, session) = try await portal.createSession()
+            let path = try #require(session, "\(created)")
+            await #expect(throws: DBusError.self) {
+                _ = try await portal.selectSources(path, ["cursor_mode": UInt32(8)])
+            }
+            #expect(try await control.lastOptions("SelectSources") == [:], "the backend was not asked")
+            try await portal.closeSession(path)
         }
-        try await portal.closeSession(path)
     }
 
     @Test("stop-frontend takes the portal off the bus and start-frontend brings it back (on a desktop of its own)")
