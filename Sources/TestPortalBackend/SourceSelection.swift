@@ -1,16 +1,5 @@
 import PortalCapture
 
-/// The `cursor_mode` of `org.freedesktop.impl.portal.ScreenCast.SelectSources` (one bit of
-/// `AvailableCursorModes`).
-enum CursorMode: UInt32, Sendable {
-    /// No pointer in the stream.
-    case hidden = 1
-    /// The pointer drawn into the pixels.
-    case embedded = 2
-    /// The pointer as `SPA_META_Cursor` metadata.
-    case metadata = 4
-}
-
 /// What a session's `SelectSources` asked for (the options the frontend passes on, see
 /// docs/test-desktop.md): `types u`, `multiple b`, `cursor_mode u`, `persist_mode u`, `restore_data (suv)`.
 struct SourceSelection: Sendable {

@@ -92,24 +92,3 @@ struct RawPortal: Sendable {
         try await bus.property(destination: Self.destination, path: Self.path, interface: interface, name: name)
     }
 }
-
-enum RawPortalError: Error, CustomStringConvertible {
-    case unexpectedHandle(expected: DBusObjectPath, got: DBusObjectPath)
-    case noResponse(member: String, handle: DBusObjectPath)
-    case missing(String)
-
-    var description: String {
-        switch self {
-        case .unexpectedHandle(let expected, let got): "the frontend returned request \(got), predicted \(expected)"
-        case .noResponse(let member, let handle): "no Response to \(member) on \(handle)"
-        case .missing(let what): "missing \(what)"
-        }
-    }
-}
-
-extension DBusObjectPath {
-    /// A path written in a test: valid by construction.
-    init(testConstant: StaticString) {
-        do { try self.init("\(testConstant)") } catch { preconditionFailure("bad object path \(testConstant): \(error)") }
-    }
-}
