@@ -1,1 +1,3 @@
-print("pwrecord-test-portal: not yet implemented")
+// pwrecord-test-portal: the portal backend of the headless test desktop (see BackendMain and
+// docs/test-desktop.md).
+BackendMain.run(arguments: Array(CommandLine.arguments.dropFirst()))
