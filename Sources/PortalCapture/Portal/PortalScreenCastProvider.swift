@@ -51,21 +51,15 @@ public final class PortalScreenCastProvider: ScreenCastProvider {
         }
     }
 
-    /// Yields when the frontend appears on or leaves the bus (the current state is not yielded). Ends at once when
-    /// there is no session bus.
+    /// Yields when the frontend appears on or leaves the bus, and once when the watch starts (the state may have
+    /// changed between asking and watching; a spurious yield only costs a re-check). Ends at once when there is no
+    /// session bus.
     public func availabilityChanges() -> AsyncStream<Void> {
         guard let portal = try? portal() else { return AsyncStream { $0.finish() } }
         let changes = portal.availabilityChanges()
         return AsyncStream { continuation in
             let task = Task {
-                var first = true
-                for await _ in changes {
-                    if first {
-                        first = false
-                    } else {
-                        continuation.yield()
-                    }
-                }
+                for await _ in changes { continuation.yield() }
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }

@@ -49,7 +49,8 @@ struct PortalScreenCastProviderTests {
         defer { bus.stop() }
         let provider = PortalScreenCastProvider(connection: try bus.connect(), tokens: tokens())
         var changes = provider.availabilityChanges().makeAsyncIterator()
-        try await Task.sleep(for: .milliseconds(100))   // the watch sees "no owner" first, which is not yielded
+        #expect(await changes.next() != nil)   // once when the watch starts: now it is watching
+        #expect(await provider.unavailability() != nil)
         let fake = try await FakePortal(bus: bus)
         defer { fake.server.close() }
         #expect(await changes.next() != nil)
