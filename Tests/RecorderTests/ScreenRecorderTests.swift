@@ -16,9 +16,9 @@ struct ScreenRecorderTests {
         let started = ContinuousClock.now
         #expect(h.recorder.isRecording)
         try await Task.sleep(for: .seconds(2))
-        let recording = try await h.recorder.stopRecording()
-        // A loaded machine may oversleep: compare with the time that really passed.
+        // A loaded machine may oversleep: compare with the time that really passed until stop was asked.
         let elapsed = (ContinuousClock.now - started) / .seconds(1)
+        let recording = try await h.recorder.stopRecording()
         #expect(!h.recorder.isRecording)
         let mode = try FileManager.default.attributesOfItem(atPath: recording.file.path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
