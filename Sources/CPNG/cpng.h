@@ -1,6 +1,7 @@
 // Umbrella header for libpng 1.6.
 #pragma once
 #include <png.h>
+#include <zlib.h>  // Z_FILTERED, Z_RLE...: png_set_compression_strategy takes zlib's constants
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,9 +45,10 @@ static inline void cpng_on_warning(png_structp png, png_const_charp message) { (
 /// Why: libpng reports errors with longjmp, which must land in the C frame that called setjmp (Swift has
 /// none); this runs the whole encode under one setjmp. Encodes `height` rows of 4-byte RGBA pixels into
 /// `out`: colour type RGBA, or RGB with the fourth byte stripped (`png_set_filler`) when `drop_alpha`.
-/// `level` < 0 and `filters` < 0 keep libpng's defaults. Returns 0, or -1 with `out->message` set.
+/// `level`, `filters` and `strategy` (zlib's Z_FILTERED, Z_RLE...) < 0 keep libpng's defaults. Returns 0, or -1 with `out->message` set.
 static inline int cpng_encode_rgba(cpng_buffer *out, const unsigned char *const *rows, unsigned width,
-                                   unsigned height, int drop_alpha, int level, int filters) {
+                                   unsigned height, int drop_alpha, int level, int filters,
+                                   int strategy) {
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, out, cpng_on_error, cpng_on_warning);
     if (!png) { strcpy(out->message, "png_create_write_struct failed"); return -1; }
     png_infop info = png_create_info_struct(png);
@@ -57,6 +59,8 @@ static inline int cpng_encode_rgba(cpng_buffer *out, const unsigned char *const 
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (level >= 0) png_set_compression_level(png, level);
     if (filters >= 0) png_set_filter(png, PNG_FILTER_TYPE_BASE, filters);
+    if (strategy >= 0) png_set_compression_strategy(png, strategy);
+    png_set_compression_buffer_size(png, 256 * 1024);  // fewer, larger IDAT chunks
     png_write_info(png, info);
     if (drop_alpha) png_set_filler(png, 0, PNG_FILLER_AFTER);
     png_write_rows(png, (png_bytepp)rows, height);

@@ -31,7 +31,7 @@ struct AtomicFile: ~Copyable {
         self.descriptor = fd
     }
 
-    mutating func write(_ bytes: [UInt8]) throws(ScreenshotError) {
+    mutating func write(_ bytes: ArraySlice<UInt8>) throws(ScreenshotError) {
         let fd = descriptor
         let failure: Int32? = bytes.withUnsafeBytes { raw in
             var done = 0

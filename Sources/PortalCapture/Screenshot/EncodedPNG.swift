@@ -18,16 +18,22 @@ public struct EncodedPNG: Sendable, Equatable {
     /// 10), which is what a PDF `FlateDecode` filter with `/Predictor 15` reads. Empty when the bytes are
     /// not a well-formed PNG.
     public func imageData() -> [UInt8] {
-        var data: [UInt8] = []
+        imageDataRanges().reduce(into: []) { $0 += bytes[$1] }
+    }
+
+    /// Where the IDAT payloads lie in `bytes`, in order; empty when the bytes are not a well-formed PNG.
+    func imageDataRanges() -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
         var at = 8
+        guard bytes.count >= 8, bytes[0..<8].elementsEqual([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { return [] }
         while at + 12 <= bytes.count {
             let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
             guard at + 12 + length <= bytes.count else { return [] }
             let type = bytes[(at + 4)..<(at + 8)]
-            if type.elementsEqual("IDAT".utf8) { data += bytes[(at + 8)..<(at + 8 + length)] }
-            if type.elementsEqual("IEND".utf8) { break }
+            if type.elementsEqual("IDAT".utf8) { ranges.append((at + 8)..<(at + 8 + length)) }
+            if type.elementsEqual("IEND".utf8) { return ranges }
             at += 12 + length
         }
-        return data
+        return []
     }
 }

@@ -1,31 +1,82 @@
-/// The bytes of a PDF being written, with the byte offset of every object for the cross-reference table
-/// (ISO 32000-1, 7.5: header, body, `xref`, `trailer`, `startxref`, `%%EOF`).
+/// A PDF being written, as pieces: its own small byte runs and ranges of a PNG file's bytes (the IDAT
+/// payloads, which become an image stream without being copied), with the byte offset of every object
+/// for the cross-reference table (ISO 32000-1, 7.5: header, body, `xref`, `trailer`, `startxref`, `%%EOF`).
 struct PDFBuffer {
-    private(set) var bytes: [UInt8] = []
+    enum Piece {
+        case bytes([UInt8])
+        case borrowed(Range<Int>)
+    }
+
+    /// The bytes that `.borrowed` pieces point into.
+    let borrowed: [UInt8]
+    private(set) var pieces: [Piece] = []
+    private var pending: [UInt8] = []
+    private var length = 0
     private var offsets: [Int: Int] = [:]
 
-    mutating func reserve(_ count: Int) { bytes.reserveCapacity(count) }
-    mutating func append(_ text: String) { bytes += text.utf8 }
-    mutating func append(_ data: [UInt8]) { bytes += data }
+    init(borrowing bytes: [UInt8]) { borrowed = bytes }
+
+    mutating func append(_ text: String) { append(Array(text.utf8)) }
+    mutating func append(_ data: [UInt8]) { pending += data; length += data.count }
 
     /// `id 0 obj <body> endobj`.
     mutating func object(_ id: Int, _ body: String) {
-        offsets[id] = bytes.count
+        offsets[id] = length
         append("\(id) 0 obj\n\(body)\nendobj\n")
     }
 
-    /// A stream object: `<< dictionary /Length n >> stream ... endstream`.
+    /// A stream object, `<< dictionary /Length n >> stream ... endstream`, whose data is `data`.
     mutating func stream(_ id: Int, dictionary: String, data: [UInt8]) {
-        offsets[id] = bytes.count
-        append("\(id) 0 obj\n<< \(dictionary)\(dictionary.isEmpty ? "" : " ")/Length \(data.count) >>\nstream\n")
+        streamHeader(id, dictionary: dictionary, count: data.count)
         append(data)
         append("\nendstream\nendobj\n")
+    }
+
+    /// A stream object whose data is the `borrowed` bytes in `ranges`, in order.
+    mutating func stream(_ id: Int, dictionary: String, borrowing ranges: [Range<Int>]) {
+        streamHeader(id, dictionary: dictionary, count: ranges.reduce(0) { $0 + $1.count })
+        pieces.append(.bytes(pending))
+        pending = []
+        for range in ranges {
+            pieces.append(.borrowed(range))
+            length += range.count
+        }
+        append("\nendstream\nendobj\n")
+    }
+
+    private mutating func streamHeader(_ id: Int, dictionary: String, count: Int) {
+        offsets[id] = length
+        append("\(id) 0 obj\n<< \(dictionary)\(dictionary.isEmpty ? "" : " ")/Length \(count) >>\nstream\n")
+    }
+
+    /// The whole file as one array.
+    var bytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(length)
+        for piece in pieces {
+            switch piece {
+            case .bytes(let data): out += data
+            case .borrowed(let range): out += borrowed[range]
+            }
+        }
+        return out + pending
+    }
+
+    /// Writes every piece to `file`.
+    func write(to file: inout AtomicFile) throws(ScreenshotError) {
+        for piece in pieces {
+            switch piece {
+            case .bytes(let data): try file.write(data[...])
+            case .borrowed(let range): try file.write(borrowed[range])
+            }
+        }
+        try file.write(pending[...])
     }
 
     /// The cross-reference table (one 20-byte entry per object) and the trailer.
     mutating func finish(root: Int, info: Int) {
         let count = (offsets.keys.max() ?? 0) + 1
-        let xref = bytes.count
+        let xref = length
         append("xref\n0 \(count)\n0000000000 65535 f \n")
         for id in 1..<count {
             let offset = String(offsets[id] ?? 0)

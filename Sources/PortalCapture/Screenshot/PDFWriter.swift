@@ -107,19 +107,26 @@ public struct PDFWriter: Sendable {
     }
 
     /// The PDF file's bytes. `png`, when it is the RGB encoding of `image` (as `PNGWriter` made it for an
-    /// opaque image), lends its compressed rows; otherwise the image is encoded here (libpng, level 1).
+    /// opaque image), lends its compressed rows; otherwise the image is encoded here (`PNGWriter`'s default
+    /// settings, RGB).
     public func data(for image: StitchedImage, reusing png: EncodedPNG? = nil) throws(ScreenshotError) -> [UInt8] {
+        try assemble(image, reusing: png).bytes
+    }
+
+    func assemble(_ image: StitchedImage, reusing png: EncodedPNG?) throws(ScreenshotError) -> PDFBuffer {
         let pages = try pages(width: image.width, height: image.height)
-        var compressed: [UInt8] = []
+        var source = png
+        var ranges: [Range<Int>] = []
         if let png, !png.hasAlpha, png.width == image.width, png.height == image.height {
-            compressed = png.imageData()
+            ranges = png.imageDataRanges()
         }
-        if compressed.isEmpty {
-            compressed = try PNGWriter(options: PNGWriter.Options().dropAlpha(true)).encode(image).imageData()
+        if ranges.isEmpty {
+            let encoded = try PNGWriter(options: PNGWriter.Options().dropAlpha(true)).encode(image)
+            source = encoded
+            ranges = encoded.imageDataRanges()
         }
 
-        var pdf = PDFBuffer()
-        pdf.reserve(compressed.count + 1024 + pages.count * 400)
+        var pdf = PDFBuffer(borrowing: source?.bytes ?? [])
         pdf.append(pages.contains { $0.userUnit != nil } ? "%PDF-1.6\n" : "%PDF-1.4\n")
         pdf.append([0x25, 0xE2, 0xE3, 0xCF, 0xD3, 0x0A])  // a binary comment: "this file has 8-bit bytes"
         let pageIDs = pages.indices.map { 5 + 2 * $0 }
@@ -128,7 +135,7 @@ public struct PDFWriter: Sendable {
         pdf.stream(3, dictionary: "/Type /XObject /Subtype /Image /Width \(image.width) /Height \(image.height) "
                    + "/ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode "
                    + "/DecodeParms << /Predictor 15 /Colors 3 /BitsPerComponent 8 /Columns \(image.width) >>",
-                   data: compressed)
+                   borrowing: ranges)
         pdf.object(4, "<< /Producer (pwrecord)" + (options.title.map { " /Title \(PDFBuffer.text($0))" } ?? "") + " >>")
         for (i, page) in pages.enumerated() {
             let n = PDFBuffer.number
@@ -141,14 +148,14 @@ public struct PDFWriter: Sendable {
             pdf.stream(pageIDs[i] + 1, dictionary: "", data: Array(content.utf8))
         }
         pdf.finish(root: 1, info: 4)
-        return pdf.bytes
+        return pdf
     }
 
     /// Writes the PDF to `path` (mode 0600, atomically: a temporary file renamed over `path`).
     public func write(_ image: StitchedImage, to path: String, reusing png: EncodedPNG? = nil) throws(ScreenshotError) {
-        let bytes = try data(for: image, reusing: png)
+        let pdf = try assemble(image, reusing: png)
         var file = try AtomicFile(path: path)
-        try file.write(bytes)
+        try pdf.write(to: &file)
         try file.commit()
     }
 }

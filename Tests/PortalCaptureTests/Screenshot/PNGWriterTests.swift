@@ -15,7 +15,8 @@ struct PNGWriterTests {
 
     @Test("a written PNG decodes (with ffmpeg) to the same pixels", arguments: [
         PNGWriter.Options(), PNGWriter.Options.libpngDefaults, PNGWriter.Options().compressionLevel(0).filters(.noFilter),
-        PNGWriter.Options().compressionLevel(9).filters(.paeth),
+        PNGWriter.Options().compressionLevel(9).filters(.paeth).strategy(.standard),
+        PNGWriter.Options().filters(.sub).strategy(.huffmanOnly),
     ])
     func roundTrip(options: PNGWriter.Options) throws {
         let (image, page) = try pageImage()
