@@ -1,10 +1,10 @@
 import CPNG
 
 /// Saves a `StitchedImage` as PNG through libpng, with fast settings by default: zlib level 1 with the
-/// run-length strategy (`Z_RLE`) and the UP filter only. On the benchmark's 1920x20000 page that is about
-/// 5 times faster than libpng's defaults (level 6, all filters), for a file about 10% larger; the SUB filter
-/// with the default strategy was 2 times slower and no smaller (bench/README.md). Opaque images are
-/// written as RGB, others as RGBA.
+/// run-length strategy (`Z_RLE`) and the UP filter only. On the benchmark's 1920x20000 pages that is 4 to
+/// 5 times faster than libpng's defaults (level 6, all filters), for files 12% (with photos) to 90% (text
+/// only) larger; the SUB filter with the default strategy was 2 times slower and no smaller (bench/README.md).
+/// Opaque images are written as RGB, others as RGBA.
 ///
 /// The libpng calls are `png_set_IHDR`, `png_set_compression_level`, `png_set_filter`, `png_set_filler`
 /// and `png_write_rows`, run by the `cpng_encode_rgba` shim (libpng reports errors by longjmp).
