@@ -5,7 +5,7 @@
 /// product of the low and high halves of (data XOR a per-position key) plus the data itself, and every
 /// 256 bytes the four lanes are scrambled (shift, XOR, multiply), so the order of blocks matters; the tail
 /// of a row and the final mix use a 64x64->128-bit multiply fold. It needs only SSE2's `pmuludq`. A
-/// 1920-pixel row costs about half a microsecond. Equal hashes are taken as equal rows.
+/// 1920-pixel row costs about 0.6 microseconds. Equal hashes are taken as equal rows.
 struct RowSignatures {
     private(set) var hashes: [UInt64] = []
     private(set) var blank: [Bool] = []
