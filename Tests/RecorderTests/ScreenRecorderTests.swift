@@ -27,7 +27,10 @@ struct ScreenRecorderTests {
         #expect(video.width == 320 && video.height == 240)
         #expect(video.codec == "h264")
         let duration = try mediaDuration(recording.file.path)
-        #expect(abs(duration - elapsed) < 0.5, "duration \(duration), recorded for \(elapsed) s")
+        // The file's duration is the span of the frames captured; a starved producer on a loaded machine may
+        // send fewer, so it is bounded by the time recorded rather than equal to it.
+        #expect(abs(duration - recording.info.duration) < 0.3, "file \(duration) s, recorder says \(recording.info.duration) s")
+        #expect(duration > 1 && duration < elapsed + 0.5, "duration \(duration), recorded for \(elapsed) s")
         let decoded = try MediaTool.decodeVideo(recording.file.path, width: 320, height: 240)
         let first = try #require(decoded.frames.first)
         #expect(TestPattern.checkColourAreas(first) == nil)
