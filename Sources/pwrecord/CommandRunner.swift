@@ -31,6 +31,7 @@ struct CommandRunner {
             case "sinks": return SinksCommand.run(parsed, console: console)
             case "record": return try await RecordCommand.run(parsed, console: console)
             case "status": return await StatusCommand.run(parsed, console: console)
+            case "screenshot": return try await ScreenshotCommand.run(parsed, console: console)
             case "last", "last info", "last save", "last discard", "last open": return LastCommand.run(parsed, console: console)
             default:
                 console.error("'\(parsed.path.dropFirst().joined(separator: " "))' is not available in this build yet",
