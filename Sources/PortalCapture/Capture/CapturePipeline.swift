@@ -166,8 +166,18 @@ public final class CapturePipeline: Sendable {
 
     // MARK: data thread
 
+    /// A frame whose timestamp is further than this from its arrival is restamped with its arrival time.
+    static let timestampTolerance: UInt64 = 500_000_000
+
     private func deliver(_ frame: VideoFrame) {
         var frame = frame
+        // A buffer can carry a stale presentation time (produced before this consumer was linked, or by a
+        // producer on another clock); trusting it would stretch the timeline (measured: a 2 s recording
+        // written as 5.4 s under load). Such frames get their arrival time instead.
+        let arrival = monotonicNanoseconds()
+        if frame.timestamp &+ Self.timestampTolerance < arrival || frame.timestamp > arrival &+ Self.timestampTolerance {
+            frame.timestamp = arrival
+        }
         let accepted: Bool = state.withLock { s in
             guard !s.ended, !s.finished, !s.paused else { return false }
             if let cap = options.fpsCap, cap > 0, let last = s.lastKeptFrame,
