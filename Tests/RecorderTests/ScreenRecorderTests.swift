@@ -12,8 +12,10 @@ struct ScreenRecorderTests {
         let h = try RecorderHarness()
         let spy = DelegateSpy()
         h.recorder.delegate = spy
-        try await h.recorder.startRecording()
+        // The recording starts at the first frame, before startRecording returns (which a loaded machine may
+        // delay by seconds), so the time is measured from the call.
         let started = ContinuousClock.now
+        try await h.recorder.startRecording()
         #expect(h.recorder.isRecording)
         try await Task.sleep(for: .seconds(2))
         // A loaded machine may oversleep: compare with the time that really passed until stop was asked.

@@ -171,9 +171,9 @@ public final class CapturePipeline: Sendable {
 
     private func deliver(_ frame: VideoFrame) {
         var frame = frame
-        // A buffer can carry a stale presentation time (produced before this consumer was linked, or by a
-        // producer on another clock); trusting it would stretch the timeline (measured: a 2 s recording
-        // written as 5.4 s under load). Such frames get their arrival time instead.
+        // A buffer can carry a stale presentation time (produced long before this consumer was linked, or by
+        // a producer on another clock); trusting it would stretch or fold the timeline. Such frames get their
+        // arrival time instead.
         let arrival = monotonicNanoseconds()
         if frame.timestamp &+ Self.timestampTolerance < arrival || frame.timestamp > arrival &+ Self.timestampTolerance {
             frame.timestamp = arrival
