@@ -14,6 +14,7 @@ struct TestPortalControl: Sendable {
     let bus: DBusConnection
 
     /// Runs `body` while no other test steers the backend, after `Reset()`.
+    @discardableResult
     static func exclusively<T: Sendable>(_ body: (TestPortalControl) async throws -> T) async throws -> T {
         await BackendLease.shared.acquire()
         do {
