@@ -1,13 +1,15 @@
-/// One PipeWire stream a screen cast session started: an element of the `streams` result of
+/// One PipeWire stream a screen-cast session started: an element of the `streams` result of
 /// `org.freedesktop.portal.ScreenCast.Start`, type `a(ua{sv})`.
-public struct PortalStream: Sendable, Hashable {
+public struct PortalStream: Sendable, Hashable, CustomStringConvertible {
     /// The PipeWire node id to connect to (through the fd from `OpenPipeWireRemote`).
     public var nodeID: UInt32
     /// `position` (ii): where a monitor sits in the compositor's space, when the backend says.
     public var position: (x: Int32, y: Int32)?
-    /// `size` (ii): the stream's size in pixels, when the backend says. Window streams may change size later.
+    /// `size` (ii): the stream's size in compositor coordinates, when the backend says. Window streams may change
+    /// size later (GNOME): the capture layer follows PipeWire's format changes, not this.
     public var size: (width: Int32, height: Int32)?
-    /// `source_type` (u): what the user picked. Some backends (wlroots) report 2 for monitors: advisory only.
+    /// `source_type` (u), version 3: what the user picked. Advisory: xdg-desktop-portal-wlr before 0.7.1 reports 2
+    /// (window) for monitors; when exactly one source type was asked for, ``ScreenCastSession`` puts that type here.
     public var sourceType: SourceTypes?
     /// `id` (s), version 4: an opaque id stable across sessions restored from the same token.
     public var id: String?
@@ -37,5 +39,15 @@ public struct PortalStream: Sendable, Hashable {
         hasher.combine(nodeID)
         hasher.combine(id)
         hasher.combine(pipewireSerial)
+    }
+
+    public var description: String {
+        var parts = ["node \(nodeID)"]
+        if let size { parts.append("\(size.width)x\(size.height)") }
+        if let position { parts.append("at \(position.x),\(position.y)") }
+        if let sourceType { parts.append("\(sourceType)") }
+        if let id { parts.append("id \(id)") }
+        if let pipewireSerial { parts.append("serial \(pipewireSerial)") }
+        return parts.joined(separator: " ")
     }
 }

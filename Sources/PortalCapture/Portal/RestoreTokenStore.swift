@@ -43,24 +43,63 @@ public struct RestoreTokenStore: Sendable {
         return Entry(token: String(lines[1]), issued: Date(timeIntervalSince1970: seconds))
     }
 
-    /// Stores `token` for `appID`, issued `now`. Written atomically with mode 0600 in a 0700 directory.
-    public func store(_ token: String, for appID: String, now: Date = Date()) throws {
-        guard let url = fileURL(for: appID), !token.contains("\n") else { return }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        _ = chmod(directory.path, 0o700)
+    /// Why a token could not be stored.
+    public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+        /// App ids become file names: only `[A-Za-z0-9._-]`, not starting with `.`.
+        case invalidAppID(String)
+        /// A token must be one non-empty line.
+        case invalidToken
+        /// Creating the directory or writing the file failed.
+        case writeFailed(path: String, reason: String)
+
+        public var description: String {
+            switch self {
+            case .invalidAppID(let id):
+                "'\(id)' cannot be used as an app id for remembered consent (use letters, digits, '.', '_' and '-')"
+            case .invalidToken:
+                "a restore token must be one non-empty line"
+            case .writeFailed(let path, let reason):
+                "cannot store remembered consent in \(path): \(reason); check the permissions of that directory"
+            }
+        }
+    }
+
+    /// Stores `token` for `appID`, issued `now`. Written atomically (a private temporary file renamed over the old
+    /// one) with mode 0600 in a 0700 directory.
+    public func store(_ token: String, for appID: String, now: Date = Date()) throws(StoreError) {
+        guard let url = fileURL(for: appID) else { throw .invalidAppID(appID) }
+        guard !token.isEmpty, !token.contains("\n") else { throw .invalidToken }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .writeFailed(path: directory.path, reason: (error as NSError).localizedDescription)
+        }
+        guard chmod(directory.path, 0o700) == 0 else {
+            throw .writeFailed(path: directory.path, reason: Self.failure("chmod"))
+        }
         let tmp = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
         let body = "\(now.timeIntervalSince1970)\n\(token)\n"
         let fd = open(tmp.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: tmp.path]) }
-        let ok = body.utf8CString.withUnsafeBufferPointer { buf in
-            write(fd, buf.baseAddress, buf.count - 1) == buf.count - 1
+        guard fd >= 0 else { throw .writeFailed(path: tmp.path, reason: Self.failure("open")) }
+        let written = body.utf8CString.withUnsafeBufferPointer { buf in
+            write(fd, buf.baseAddress, buf.count - 1) == buf.count - 1 ? nil : Self.failure("write")
         }
         close(fd)
-        guard ok, rename(tmp.path, url.path) == 0 else {
+        if let written {
             unlink(tmp.path)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+            throw .writeFailed(path: tmp.path, reason: written)
         }
+        guard rename(tmp.path, url.path) == 0 else {
+            let reason = Self.failure("rename")
+            unlink(tmp.path)
+            throw .writeFailed(path: url.path, reason: reason)
+        }
+    }
+
+    /// `function: strerror(errno)` for the last failed system call.
+    private static func failure(_ function: String) -> String {
+        "\(function): \(String(cString: strerror(errno)))"
     }
 
     /// Forgets the token for `appID` (refused or unusable tokens are dropped this way).

@@ -25,10 +25,13 @@ extension RecordingError {
     init(_ error: PortalError) {
         switch error {
         case .cancelled: self = .userDeclined
-        case .portalNotFound, .interfaceMissing: self = .portalUnavailable(reason: error.description)
+        case .portalNotFound, .interfaceMissing, .portalVanished, .busUnavailable:
+            self = .portalUnavailable(reason: error.description)
         case .requiresVersion, .unsupported: self = .unsupported(error.description)
         case .invalidArgument: self = .invalidParameter(error.description)
-        case .ended, .timedOut, .sessionClosed, .malformedReply, .dbus: self = .failedToStart(reason: error.description)
+        case .notAllowed: self = .disabled(reason: error.description)
+        case .ended, .timedOut, .sessionClosed, .malformedReply, .fileUnreadable, .dbus:
+            self = .failedToStart(reason: error.description)
         }
     }
 }

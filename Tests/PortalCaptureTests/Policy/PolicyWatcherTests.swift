@@ -200,26 +200,33 @@ struct PolicyWatcherTests {
         Self.expectWithinOneSecond(await log.waitFor(since: fixed) { $0.isAvailable }, "the fix")
     }
 
-    /// The inotify descriptors this process has open.
-    static func inotifyDescriptors() -> Int {
+    /// The inotify descriptors this process has open that watch `directory` (other tests run watchers at the
+    /// same time, so only the ones whose `/proc/self/fdinfo` names the directory's inode count).
+    static func inotifyDescriptors(watching directory: String) -> Int {
+        var st = stat()
+        guard stat(directory, &st) == 0 else { return -1 }
+        let inode = "ino:" + String(st.st_ino, radix: 16) + " "
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return names.filter {
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == "anon_inode:inotify"
+        return names.filter { fd in
+            guard (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd)) == "anon_inode:inotify",
+                  let info = try? String(contentsOfFile: "/proc/self/fdinfo/" + fd, encoding: .utf8) else { return false }
+            return info.contains(inode)
         }.count
     }
 
     @Test("releasing a watcher stops its thread and closes its descriptors")
     func releaseClosesDescriptors() async throws {
         let fixture = PolicyFixture()
-        let before = Self.inotifyDescriptors()
+        let watched = fixture.system
+        #expect(Self.inotifyDescriptors(watching: watched) == 0)
         var watchers: [PolicyWatcher] = []
         for _ in 0..<5 { watchers.append(try PolicyWatcher(subject: .alice, locations: fixture.locations)) }
-        #expect(Self.inotifyDescriptors() == before + 5)
+        #expect(Self.inotifyDescriptors(watching: watched) == 5)
         watchers.removeAll()
         let start = ContinuousClock.now
-        while Self.inotifyDescriptors() > before && ContinuousClock.now - start < .seconds(2) {
+        while Self.inotifyDescriptors(watching: watched) > 0 && ContinuousClock.now - start < .seconds(2) {
             try await Task.sleep(for: .milliseconds(10))
         }
-        #expect(Self.inotifyDescriptors() == before)
+        #expect(Self.inotifyDescriptors(watching: watched) == 0)
     }
 }

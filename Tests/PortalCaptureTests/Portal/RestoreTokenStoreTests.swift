@@ -39,8 +39,24 @@ struct RestoreTokenStoreTests {
     @Test("an app id cannot name a file outside the store", arguments: ["../evil", "", ".hidden", "a/b"])
     func appIDsCannotEscape(appID: String) throws {
         let store = makeStore()
-        try store.store("tok", for: appID)
+        #expect(throws: RestoreTokenStore.StoreError.invalidAppID(appID)) { try store.store("tok", for: appID) }
         #expect(store.entry(for: appID) == nil)
+        #expect(!FileManager.default.fileExists(atPath: store.directory.path))
+    }
+
+    @Test("a token that is empty or spans lines is refused", arguments: ["", "a\nb"])
+    func malformedTokensAreRefused(token: String) {
+        let store = makeStore()
+        #expect(throws: RestoreTokenStore.StoreError.invalidToken) { try store.store(token, for: "app") }
+    }
+
+    @Test("a newer token replaces the older one")
+    func newerTokenReplacesOlder() throws {
+        let store = makeStore()
+        let t0 = Date(timeIntervalSince1970: 1_000_000)
+        try store.store("first", for: "app", now: t0)
+        try store.store("second", for: "app", now: t0.addingTimeInterval(10))
+        #expect(store.entry(for: "app") == RestoreTokenStore.Entry(token: "second", issued: t0.addingTimeInterval(10)))
     }
 }
 

@@ -1,0 +1,79 @@
+import Foundation
+
+/// The client of `org.freedesktop.portal.Screenshot` (on `org.freedesktop.portal.Desktop`,
+/// `/org/freedesktop/portal/desktop`).
+///
+/// The portal writes the picture to a file and answers with its URI. The rule for that file: it is read and handed
+/// over as bytes; it is then **deleted only when it lies in a temporary directory** (`$TMPDIR`, `/tmp`, `/var/tmp`;
+/// KDE's and wlroots' backends write there), never when it lies elsewhere (GNOME's backend saves into the user's
+/// Pictures folder, which is the user's file). ``PortalScreenshotOptions/removeTemporaryFile`` turns removal off.
+public final class ScreenshotPortal: Sendable {
+    /// `org.freedesktop.portal.Screenshot`
+    public static let interface = "org.freedesktop.portal.Screenshot"
+
+    public let connection: DBusConnection
+    public let timeouts: PortalTimeouts
+
+    public init(connection: DBusConnection, timeouts: PortalTimeouts = .standard) {
+        self.connection = connection
+        self.timeouts = timeouts
+    }
+
+    /// Connects to the session bus.
+    public convenience init(environment: [String: String] = ProcessInfo.processInfo.environment,
+                            timeouts: PortalTimeouts = .standard) throws(PortalError) {
+        let connection: DBusConnection
+        do {
+            connection = try DBusConnection.session(environment: environment)
+        } catch {
+            throw PortalError(error, interface: Self.interface, method: "connect")
+        }
+        self.init(connection: connection, timeouts: timeouts)
+    }
+
+    /// The interface's `version` property (xdg-desktop-portal 1.16 says 2). Throws
+    /// ``PortalError/interfaceMissing(interface:)`` when the frontend has no Screenshot (1.16 exports it only when
+    /// some backend implements `org.freedesktop.impl.portal.Access`).
+    public func version() async throws(PortalError) -> UInt32 {
+        let properties = try await ScreenCastPortal.readProperties(connection, interface: Self.interface,
+                                                                    timeout: timeouts.call)
+        do {
+            return try properties.value("version", as: UInt32.self)
+        } catch {
+            throw PortalError.malformed(error, method: "Properties.GetAll(\(Self.interface))", at: "properties")
+        }
+    }
+
+    /// `org.freedesktop.portal.Screenshot.Screenshot(s parent_window, a{sv} options)`, then the file named by the
+    /// `uri` result, read (and removed when temporary, see the type's documentation). Waits up to the consent
+    /// timeout. Response 1 is ``PortalError/cancelled``; 2 ``PortalError/ended`` (1.16 also answers 2 when the user
+    /// denied screenshots in the Access dialog, now or earlier).
+    public func take(_ options: PortalScreenshotOptions = PortalScreenshotOptions(), parentWindow: String = "")
+        async throws(PortalError) -> PortalScreenshot {
+        let method = "Screenshot"
+        let request = PortalRequest(connection: connection, interface: Self.interface, method: method,
+                                    timeout: timeouts.consent)
+        let results = try await request.perform([.string(parentWindow)], options: options.encoded())
+        let uri: String
+        do {
+            uri = try results.value("uri", as: String.self)
+        } catch {
+            throw PortalError.malformed(error, method: method, at: "results")
+        }
+        guard let url = URL(string: uri), url.isFileURL, !url.path.isEmpty else {
+            throw .malformedReply(method: method, key: "results / key 'uri'", reason: "'\(uri)' is not a file URI")
+        }
+        let path = url.path
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw .fileUnreadable(path: path, reason: (error as NSError).localizedDescription)
+        }
+        var removed = false
+        if options.removeTemporaryFile, options.isTemporary(path) {
+            removed = unlink(path) == 0
+        }
+        return PortalScreenshot(url: url, data: data, removedFile: removed)
+    }
+}
