@@ -36,6 +36,9 @@ let package = Package(
         // A child process for sink tests that kill a recording mid-way (crash safety of the files), and the
         // encoder benchmark's driver (bench/encoder.sh).
         .executableTarget(name: "SinkTestHelper", dependencies: ["Plugins", "PortalTestSupport"]),
+        // The capture and recording-memory benchmarks' driver (bench/capture/run, bench/recording-memory/run).
+        .executableTarget(name: "pwrecord-bench", dependencies: ["PortalCapture", "Plugins", "PortalTestSupport"],
+                          path: "bench/Sources/pwrecord-bench"),
 
         .testTarget(name: "PortalCaptureTests", dependencies: ["PortalCapture", "PortalTestSupport", "CPipeWire", "CDBus"]),
         .testTarget(name: "PluginsTests", dependencies: ["Plugins", "PortalCapture", "PortalTestSupport", "SinkTestHelper"]),

@@ -6,7 +6,7 @@ import PortalCapture
 struct CommandRunner {
     var console = Console()
 
-    func run(_ arguments: [String]) -> ExitCode {
+    func run(_ arguments: [String]) async -> ExitCode {
         let parser = ArgumentParser(root: PwrecordCommands.root)
         let parsed: ParsedCommand
         do {
@@ -29,6 +29,9 @@ struct CommandRunner {
             case "policy check": return try PolicyCommands.check(parsed, console: console)
             case "policy explain": return try PolicyCommands.explain(parsed, console: console)
             case "sinks": return SinksCommand.run(parsed, console: console)
+            case "record": return try await RecordCommand.run(parsed, console: console)
+            case "status": return await StatusCommand.run(parsed, console: console)
+            case "screenshot": return try await ScreenshotCommand.run(parsed, console: console)
             case "last", "last info", "last save", "last discard", "last open": return LastCommand.run(parsed, console: console)
             default:
                 console.error("'\(parsed.path.dropFirst().joined(separator: " "))' is not available in this build yet",

@@ -1,5 +1,5 @@
 import Foundation
 
 // pwrecord's entry point: parse, validate, run one command, exit with a documented status.
-let status = CommandRunner().run(Array(CommandLine.arguments.dropFirst()))
+let status = await CommandRunner().run(Array(CommandLine.arguments.dropFirst()))
 exit(status.rawValue)

@@ -16,9 +16,9 @@ struct ScreenRecorderTests {
         let started = ContinuousClock.now
         #expect(h.recorder.isRecording)
         try await Task.sleep(for: .seconds(2))
-        let recording = try await h.recorder.stopRecording()
-        // A loaded machine may oversleep: compare with the time that really passed.
+        // A loaded machine may oversleep: compare with the time that really passed until stop was asked.
         let elapsed = (ContinuousClock.now - started) / .seconds(1)
+        let recording = try await h.recorder.stopRecording()
         #expect(!h.recorder.isRecording)
         let mode = try FileManager.default.attributesOfItem(atPath: recording.file.path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -27,7 +27,10 @@ struct ScreenRecorderTests {
         #expect(video.width == 320 && video.height == 240)
         #expect(video.codec == "h264")
         let duration = try mediaDuration(recording.file.path)
-        #expect(abs(duration - elapsed) < 0.5, "duration \(duration), recorded for \(elapsed) s")
+        // The file's duration is the span of the frames captured; a starved producer on a loaded machine may
+        // send fewer, so it is bounded by the time recorded rather than equal to it.
+        #expect(abs(duration - recording.info.duration) < 0.3, "file \(duration) s, recorder says \(recording.info.duration) s")
+        #expect(duration > 1 && duration < elapsed + 0.5, "duration \(duration), recorded for \(elapsed) s")
         let decoded = try MediaTool.decodeVideo(recording.file.path, width: 320, height: 240)
         let first = try #require(decoded.frames.first)
         #expect(TestPattern.checkColourAreas(first) == nil)

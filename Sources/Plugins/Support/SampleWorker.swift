@@ -15,8 +15,9 @@ final class SampleWorker<Item: Sendable>: @unchecked Sendable {
 
     private let condition = NSCondition()
     // Guarded by `condition`.
+    // Taken items leave the array at once (it stays as short as the queue): a processed 8 MB frame must not
+    // stay referenced, or the frame pool can never reuse its storage (measured: 530 MB kept at 1080p).
     private var items: [(item: Item, droppable: Bool)] = []
-    private var head = 0
     private var droppableCount = 0
     private var finished = false
     private var exited = false
@@ -46,7 +47,7 @@ final class SampleWorker<Item: Sendable>: @unchecked Sendable {
         guard !finished else { return false }
         if droppable {
             while droppableCount >= capacity {
-                if overflow == .drop, let oldest = items[head...].firstIndex(where: { $0.droppable }) {
+                if overflow == .drop, let oldest = items.firstIndex(where: { $0.droppable }) {
                     items.remove(at: oldest)
                     droppableCount -= 1
                     droppedCount += 1
@@ -81,17 +82,12 @@ final class SampleWorker<Item: Sendable>: @unchecked Sendable {
     private func run(handle: @Sendable (Item) -> Void, finish: @Sendable () -> Void) {
         while true {
             condition.lock()
-            while head == items.count && !finished { condition.wait() }
-            if head == items.count {
+            while items.isEmpty && !finished { condition.wait() }
+            if items.isEmpty {
                 condition.unlock()
                 break
             }
-            let next = items[head]
-            head += 1
-            if head > 64 && head * 2 > items.count {
-                items.removeFirst(head)
-                head = 0
-            }
+            let next = items.removeFirst()
             if next.droppable { droppableCount -= 1 }
             condition.broadcast()
             condition.unlock()

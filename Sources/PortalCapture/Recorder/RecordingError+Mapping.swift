@@ -22,7 +22,7 @@ extension RecordingError {
     }
 
     /// The portal's answer: the user's "no" is `userDeclined`, never a failure.
-    init(_ error: PortalError) {
+    public init(_ error: PortalError) {
         switch error {
         case .cancelled: self = .userDeclined
         case .portalNotFound, .interfaceMissing, .portalVanished, .busUnavailable:

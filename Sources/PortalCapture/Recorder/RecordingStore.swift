@@ -38,11 +38,17 @@ public struct RecordingStore: Sendable {
     public func makePendingFile(for appID: String, fileExtension: String) throws(RecordingError) -> URL {
         let dir = try directory(for: appID)
         let stamp = Int(Date().timeIntervalSince1970 * 1000)
-        let url = dir.appendingPathComponent("recording-\(stamp)-\(getpid()).\(fileExtension)")
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .filePermissions(path: url.path, reason: String(cString: strerror(errno))) }
-        close(fd)
-        return url
+        for attempt in 0..<100 {
+            let suffix = attempt == 0 ? "" : "-\(attempt)"
+            let url = dir.appendingPathComponent("recording-\(stamp)-\(getpid())\(suffix).\(fileExtension)")
+            let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd >= 0 {
+                close(fd)
+                return url
+            }
+            guard errno == EEXIST else { throw .filePermissions(path: url.path, reason: String(cString: strerror(errno))) }
+        }
+        throw .filePermissions(path: dir.path, reason: "cannot find a free file name")
     }
 
     /// Makes `pendingFile` the app's kept recording, replacing (deleting) the previous one. The file keeps its

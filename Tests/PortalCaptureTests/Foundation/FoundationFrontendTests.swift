@@ -1,3 +1,4 @@
+import PortalTestSupport
 import Foundation
 import Testing
 import PortalCapture

@@ -1,3 +1,4 @@
+import PortalTestSupport
 import Testing
 import PortalCapture
 

@@ -1,3 +1,4 @@
+import PortalTestSupport
 import Foundation
 import Synchronization
 import Testing

@@ -47,6 +47,28 @@ struct Pwrecord {
     }
 }
 
+extension Pwrecord {
+    /// Runs `pwrecord arguments...`, sends SIGINT after `seconds`, and returns its exit status.
+    static func runInterrupted(_ arguments: [String], environment: [String: String] = [:], after seconds: Double) throws -> Int32 {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = arguments
+        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        // Wait until it records (its kept file appears) or the time passes, then interrupt.
+        usleep(UInt32(seconds * 1_000_000))
+        kill(p.processIdentifier, SIGINT)
+        let deadline = Date().addingTimeInterval(30)
+        while p.isRunning && Date() < deadline { usleep(20_000) }
+        if p.isRunning { p.terminate() }
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+}
+
 final class LockedData: @unchecked Sendable {
     private var data = Data()
     private let lock = NSLock()

@@ -1,10 +1,10 @@
 /// A first-come first-served lock over the shared test backend (see ``TestPortalControl/exclusively(_:)``).
-actor BackendLease {
-    static let shared = BackendLease()
+public actor BackendLease {
+    public static let shared = BackendLease()
     private var held = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
-    func acquire() async {
+    public func acquire() async {
         guard held else {
             held = true
             return
@@ -12,7 +12,7 @@ actor BackendLease {
         await withCheckedContinuation { waiting.append($0) }
     }
 
-    func release() {
+    public func release() {
         if waiting.isEmpty { held = false } else { waiting.removeFirst().resume() }
     }
 }

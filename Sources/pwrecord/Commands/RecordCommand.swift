@@ -1,0 +1,152 @@
+import Foundation
+import PortalCapture
+import Plugins
+
+/// `pwrecord record`: asks through the portal, records until the duration elapses or Ctrl-C / SIGTERM, and
+/// either saves to `-o` or keeps the recording (ReplayKit's preview) for `pwrecord last`.
+enum RecordCommand {
+    /// Every option turned into typed values; nothing has happened yet.
+    struct Plan {
+        var options: RecordingOptions
+        var appID: String
+        var output: URL?
+        var force: Bool
+    }
+
+    static func plan(_ parsed: ParsedCommand, config: UserConfig) throws(CommandLineError) -> Plan {
+        var options = RecordingOptions()
+        let output = parsed.value("output").map { path in
+            URL(fileURLWithPath: path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path).standardizedFileURL
+        }
+        if let d = try parsed.value("duration", ValueParsers.duration) { options.maxDuration = d }
+        options.microphone = parsed.flag("mic")
+        let source = try parsed.value("source") { s throws(ValueError) in try ValueParsers.choice(s, ["monitor", "window"]) } ?? "monitor"
+        options.sources = source == "window" ? .window : .monitor
+        let cursor = try parsed.value("cursor") { s throws(ValueError) in try ValueParsers.choice(s, ["hidden", "embedded", "metadata"]) } ?? "embedded"
+        options.cursor = ["hidden": .hidden, "embedded": .embedded, "metadata": .metadata][cursor]!
+        options.fps = try parsed.value("fps") { s throws(ValueError) in try ValueParsers.integer(s, in: 1...240) } ?? 30
+        if parsed.flag("cfr") && parsed.flag("vfr") {
+            throw CommandLineError(reason: .conflicting("--cfr", "--vfr"), commandPath: parsed.path)
+        }
+        options.frameRateMode = parsed.flag("cfr") ? .constant : .variable
+        options.codec = try parsed.value("codec") { s throws(ValueError) in try ValueParsers.choice(s, ["h264", "vp9", "av1", "ffv1"]) } ?? config.codec ?? "h264"
+        var container = try parsed.value("container") { s throws(ValueError) in try ValueParsers.choice(s, ["mkv", "mp4", "webm"]) }
+        if container == nil, let ext = output?.pathExtension.lowercased(), !ext.isEmpty {
+            guard ["mkv", "mp4", "webm"].contains(ext) else {
+                throw CommandLineError(reason: .invalidValue(option: "--output", value: output!.path,
+                                                             reason: "the extension must be .mkv, .mp4 or .webm (or give --container)"),
+                                       commandPath: parsed.path)
+            }
+            container = ext
+        }
+        options.container = container ?? config.container ?? "mkv"
+        if let crop = try parsed.value("crop", ValueParsers.rect) { options.crop = PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height) }
+        options.masks = try parsed.all("mask", ValueParsers.rect).map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
+        options.sinks = try parsed.all("sink") { s throws(ValueError) in
+            do throws(SinkError) { return try SinkSpec(parsing: s).description } catch { throw ValueError(error.description) }
+        }
+        options.output = output
+        options.overwrite = parsed.flag("force")
+        do { try options.validate() } catch {
+            throw CommandLineError(reason: .invalidValue(option: "record", value: "", reason: error.description), commandPath: parsed.path)
+        }
+        return Plan(options: options, appID: parsed.value("app-id") ?? "pwrecord", output: output, force: parsed.flag("force"))
+    }
+
+    static func run(_ parsed: ParsedCommand, console: Console) async throws(CommandLineError) -> ExitCode {
+        let config = UserConfig.load()
+        let plan = try plan(parsed, config: config)
+        for problem in config.problems { console.note("warning: \(problem)") }
+        EncoderSink.setLibraryLogLevel(.error)
+        let recorder = ScreenRecorder.standard(appID: plan.appID, provider: Providers.screenCast())
+        let availability = await recorder.refreshAvailability()
+        if let exit = ExitCode(unavailable: availability) {
+            console.error(availability.description,
+                          hint: exit == .disabledByPolicy ? "see 'pwrecord policy explain'" : "see 'pwrecord status'")
+            return exit
+        }
+        let progress = ProgressLine(console: console)
+        let stops = StopSignals()
+        let events = recorder.events
+        do {
+            try await recorder.startRecording(plan.options)
+        } catch {
+            console.error(error.description)
+            return ExitCode(error)
+        }
+        console.note("recording\(plan.options.maxDuration.map { String(format: " for %.1f s", $0) } ?? ""); Ctrl-C stops, SIGUSR1 pauses, SIGUSR2 resumes")
+        let notification = DesktopNotification.show(summary: "Recording the screen", body: "pwrecord is recording; Ctrl-C in its terminal stops it.")
+
+        // Wait for a stop signal or the recording ending on its own (duration, interruption). Both children
+        // iterate their streams directly, so cancelling the group ends the other one.
+        let winner = await withTaskGroup(of: RecordingError??.self) { group in
+            group.addTask {
+                for await signal in stops.signals {
+                    switch signal {
+                    case .stop: return nil
+                    case .pause: try? recorder.pauseRecording(); console.note("paused")
+                    case .resume: try? recorder.resumeRecording(); console.note("resumed")
+                    }
+                }
+                return nil
+            }
+            group.addTask {
+                for await event in events {
+                    switch event {
+                    case .progress(let p): progress.show(p)
+                    case .stopped(let error): return .some(error)
+                    default: break
+                    }
+                }
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        var endedError: RecordingError?
+        var endedByItself = false
+        if let ended = winner {
+            endedByItself = true
+            endedError = ended
+        }
+        progress.finish()
+        var recording: Recording?
+        if endedByItself {
+            recording = recorder.keptRecording
+        } else {
+            do { recording = try await recorder.stopRecording() } catch {
+                endedError = error
+                recording = recorder.keptRecording
+            }
+        }
+        await notification?.close()
+        stops.cancel()
+        guard let recording else {
+            console.error(endedError?.description ?? "nothing was recorded")
+            return endedError.map(ExitCode.init) ?? .failure
+        }
+        var exit = endedError.map(ExitCode.init) ?? .success
+        if let error = endedError { console.error(error.description) }
+        if let output = plan.output {
+            do {
+                try recording.save(to: output, overwrite: plan.force)
+                console.out("saved \(output.path) (\(summary(recording)))")
+            } catch {
+                console.error(error.description, hint: "the recording is kept: 'pwrecord last save FILE'")
+                exit = .failure
+            }
+        } else {
+            console.out("kept \(recording.file.path) (\(summary(recording)))")
+            console.out("save it with 'pwrecord last save FILE', discard it with 'pwrecord last discard'")
+        }
+        return exit
+    }
+
+    static func summary(_ r: Recording) -> String {
+        var parts = [String(format: "%.1f s", r.info.duration), ByteCount.format(r.size)]
+        if let v = r.info.videoFormat { parts.append("\(v.width)x\(v.height)") }
+        parts.append("\(r.info.videoFrames) frames, \(r.info.droppedFrames) dropped")
+        return parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import PortalCapture
+import Plugins
+
+/// `pwrecord screenshot [-o FILE.png|FILE.pdf] [--window] [--long] [--interactive]`.
+///
+/// Plain: the Screenshot portal (`org.freedesktop.portal.Screenshot`), saved as PNG.
+/// Long: a ScreenCast stream of what the user scrolls, stitched as it arrives (`ScrollStitcher`) into one
+/// tall PNG or PDF; it stops on Enter or Ctrl-C, when scrolling has stopped for `--idle-stop`, or at
+/// `--max-height`.
+enum ScreenshotCommand {
+    static func run(_ parsed: ParsedCommand, console: Console) async throws(CommandLineError) -> ExitCode {
+        let output = URL(fileURLWithPath: parsed.value("output") ?? "screenshot.png",
+                         relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath + "/")).standardizedFileURL
+        let ext = output.pathExtension.lowercased()
+        guard ext == "png" || ext == "pdf" else {
+            throw CommandLineError(reason: .invalidValue(option: "--output", value: output.path, reason: "the file must end in .png or .pdf"),
+                                   commandPath: parsed.path)
+        }
+        let idleStop = try parsed.value("idle-stop", ValueParsers.duration) ?? 3
+        let maxHeight = try parsed.value("max-height") { s throws(ValueError) in try ValueParsers.integer(s, in: 100...1_000_000) } ?? 60_000
+        let dir = output.deletingLastPathComponent().path
+        guard access(dir, W_OK) == 0 else {
+            console.error("cannot write \(output.path): the folder \(dir) is missing or not writable")
+            return .failure
+        }
+        if parsed.flag("long") {
+            return await long(output: output, window: parsed.flag("window"), idleStop: idleStop, maxHeight: maxHeight, console: console)
+        }
+        guard ext == "png" else {
+            console.error("a plain screenshot is saved as PNG", hint: "use -o FILE.png, or --long for PDF")
+            return .usage
+        }
+        do {
+            let portal = try ScreenshotPortal()
+            let shot = try await portal.take(PortalScreenshotOptions(interactive: parsed.flag("interactive") || parsed.flag("window")))
+            try write(Array(shot.data), to: output)
+            console.out("saved \(output.path)")
+            return .success
+        } catch let error as PortalError {
+            let recording = RecordingError(error)
+            console.error(recording.description)
+            return ExitCode(recording)
+        } catch {
+            console.error("\(error)")
+            return .failure
+        }
+    }
+
+    static func long(output: URL, window: Bool, idleStop: Double, maxHeight: Int, console: Console) async -> ExitCode {
+        let provider = Providers.screenCast()
+        let grant: any ScreenCastGrant
+        do {
+            grant = try await provider.startCast(ScreenCastRequest(appID: "pwrecord", sources: window ? .window : .monitor,
+                                                                   multiple: false, cursor: .hidden, consentMemory: nil))
+        } catch {
+            console.error(error.description)
+            return ExitCode(error)
+        }
+        let stitcher = StitchSink(options: StitchOptions(maximumHeight: maxHeight))
+        let pipeline = CapturePipeline(videoCore: grant.core, audioCore: nil, sinks: [stitcher],
+                                       options: CapturePipelineOptions(video: .node(id: grant.nodeID)), onEvent: { _ in })
+        do { try pipeline.start() } catch {
+            await grant.close()
+            console.error("PipeWire: \(error)")
+            return .failure
+        }
+        console.note("scroll the content now; press Enter or Ctrl-C when done (stops by itself after \(idleStop) s without scrolling)")
+        let stops = StopSignals()
+        let enter = Task.detached { readLine() }
+        let idle = Duration.milliseconds(Int64(idleStop * 1000))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for await s in stops.signals where s == .stop { return } }
+            group.addTask {
+                // Enter stops; a closed stdin (EOF) does not, so the idle stop or a signal decides.
+                if await enter.value != nil { return }
+                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(200)) }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(100))
+                    if stitcher.reachedMaximum || stitcher.idleFor > idle { return }
+                }
+            }
+            _ = await group.next()
+            group.cancelAll()
+        }
+        stops.cancel()
+        _ = await pipeline.finish()
+        await grant.close()
+        do {
+            let image = try stitcher.result()
+            if output.pathExtension.lowercased() == "pdf" {
+                try PDFWriter().write(image, to: output.path)
+            } else {
+                try PNGWriter().write(image, to: output.path)
+            }
+            console.out("saved \(output.path) (\(image.width)x\(image.height))")
+            return .success
+        } catch {
+            console.error(error.description)
+            return .failure
+        }
+    }
+
+    /// Writes `bytes` atomically with mode 0600.
+    static func write(_ bytes: [UInt8], to url: URL) throws {
+        let tmp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid())")
+        guard FileManager.default.createFile(atPath: tmp.path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]),
+              rename(tmp.path, url.path) == 0 else {
+            unlink(tmp.path)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+    }
+}

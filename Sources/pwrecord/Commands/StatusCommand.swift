@@ -1,0 +1,37 @@
+import Foundation
+import PortalCapture
+import Plugins
+
+/// `pwrecord status [--json]`: whether recording is available now, and every reason it is not.
+enum StatusCommand {
+    static func run(_ parsed: ParsedCommand, console: Console) async -> ExitCode {
+        let appID = parsed.value("app-id") ?? "pwrecord"
+        let recorder = ScreenRecorder.standard(appID: appID, provider: Providers.screenCast())
+        let availability = await recorder.refreshAvailability()
+        let decision = recorder.policyDecision
+        if parsed.flag("json") {
+            var object: [String: Any] = [
+                "available": availability.isAvailable,
+                "appID": appID,
+                "reasons": availability.reasons.map { reason -> [String: String] in
+                    switch reason {
+                    case .policy(let s): ["kind": "policy", "message": s]
+                    case .portal(let s): ["kind": "portal", "message": s]
+                    case .pipewire(let s): ["kind": "pipewire", "message": s]
+                    }
+                },
+                "microphoneAllowed": decision.microphoneAllowed,
+            ]
+            if let d = decision.maxDuration { object["maxDurationSeconds"] = Double(d.components.seconds) }
+            if let s = decision.allowedSinks { object["allowedSinks"] = s.sorted() }
+            if let next = decision.nextChange { object["policyChangesAt"] = ISO8601DateFormatter().string(from: next) }
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])) ?? Data()
+            console.out(String(decoding: data, as: UTF8.self))
+        } else {
+            console.out("recording is \(availability.isAvailable ? "available" : "unavailable")")
+            for reason in availability.reasons { console.out("  \(reason)") }
+            console.out("microphone: \(decision.microphoneAllowed ? "allowed" : "not allowed by policy")")
+        }
+        return ExitCode(unavailable: availability) ?? .success
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import PortalCapture
+import Synchronization
+
+/// Feeds captured frames to a `ScrollStitcher` on the delivery thread (the stitcher is not thread-safe; the
+/// delivery thread is one thread), and tells how long ago the content last scrolled.
+final class StitchSink: CaptureSink, @unchecked Sendable {
+    let id = "stitch"
+    // Invariant: `stitcher` is only touched on the delivery thread (consume/close) and after close.
+    private let stitcher: ScrollStitcher
+    private let state = Mutex<(lastScroll: ContinuousClock.Instant, maximum: Bool, error: ScreenshotError?)>((.now, false, nil))
+
+    init(options: StitchOptions) { stitcher = ScrollStitcher(options: options) }
+
+    func open(_ context: SinkContext) throws(SinkError) {}
+
+    func consume(_ sample: CaptureSample) throws(SinkError) {
+        guard case .video(let frame) = sample, !state.withLock({ $0.maximum }) else { return }
+        do {
+            switch try stitcher.consume(frame) {
+            case .started, .scrolled: state.withLock { $0.lastScroll = .now }
+            case .reachedMaximumHeight: state.withLock { $0.maximum = true }
+            case .unchanged, .unaligned: break
+            }
+        } catch {
+            state.withLock { $0.error = error }
+            throw .failed(sink: id, reason: error.description)
+        }
+    }
+
+    func close() throws(SinkError) -> SinkResult { SinkResult(videoFrames: stitcher.statistics.framesConsumed) }
+
+    var idleFor: Duration { .now - state.withLock { $0.lastScroll } }
+    var reachedMaximum: Bool { state.withLock { $0.maximum } }
+
+    /// The stitched image; call after the pipeline finished.
+    func result() throws(ScreenshotError) -> StitchedImage {
+        if let error = state.withLock({ $0.error }) { throw error }
+        return try stitcher.finish()
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+import PortalCapture
+@testable import PortalTestSupport
+
+private typealias Support = ScreenshotTestSupport
+
+@Suite("PDF writer", .enabled(if: Support.hasImageTools))
+struct PDFWriterTests {
+    private func page(width: Int = 120, bodyHeight: Int = 900, seed: UInt64 = 3) throws -> (StitchedImage, ScrollingPage) {
+        let page = try ScrollingPage.generated(width: width, bodyHeight: bodyHeight, viewportHeight: 200,
+                                               headerHeight: 24, footerHeight: 16, seed: seed)
+        return (try StitchedImage(width: page.width, height: page.pageHeight, rgba: page.pageRGBA), page)
+    }
+
+    /// `pdfinfo`'s "Pages:" and each page's size in points.
+    private func info(_ path: String, pages: Int) throws -> (count: Int, sizes: [(Double, Double)], version: String) {
+        let result = try Support.run("pdfinfo", ["-f", "1", "-l", String(pages), path])
+        let text = String(decoding: result.output, as: UTF8.self)
+        #expect(result.status == 0, "pdfinfo: \(result.error)")
+        var count = 0, sizes: [(Double, Double)] = [], version = ""
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2 else { continue }
+            if parts[0] == "Pages" { count = Int(parts[1]) ?? 0 }
+            if parts[0] == "PDF version" { version = parts[1] }
+            if parts[0].hasPrefix("Page") && parts[0].hasSuffix("size") {
+                let numbers = parts[1].split(separator: " ").compactMap { Double($0) }
+                if numbers.count >= 2 { sizes.append((numbers[0], numbers[1])) }
+            }
+        }
+        return (count, sizes, version)
+    }
+
+    /// Renders page `number` to PNG with `tool` (`pdftocairo`, or `pdftoppm`) at `dpi` and decodes it.
+    /// `size` renders to exactly that many pixels instead (`-scale-to-x`, `-scale-to-y`).
+    private func render(_ path: String, page number: Int, dpi: Double, size: (Int, Int)? = nil,
+                        tool: String = "pdftocairo", in dir: String) throws -> (width: Int, height: Int, rgba: [UInt8]) {
+        let prefix = dir + "/\(tool)-\(number)"
+        let scale = size.map { ["-scale-to-x", String($0.0), "-scale-to-y", String($0.1)] } ?? ["-r", String(dpi)]
+        let result = try Support.run(tool, ["-png"] + scale + ["-f", String(number), "-l", String(number),
+                                            "-singlefile", path, prefix])
+        #expect(result.status == 0, "\(tool): \(result.error)")
+        return try Support.decodePNG(prefix + ".png")
+    }
+
+    /// The mean absolute difference per channel between two RGBA buffers of the same size.
+    private func meanDifference(_ a: [UInt8], _ b: some Collection<UInt8>) -> Double {
+        let b = Array(b)
+        guard a.count == b.count, !a.isEmpty else { return .infinity }
+        var total = 0
+        for i in a.indices where i % 4 != 3 { total += abs(Int(a[i]) - Int(b[i])) }
+        return Double(total) / Double(a.count / 4 * 3)
+    }
+
+    @Test("one tall page: pdfinfo reads its size and pdftoppm renders the image pixel for pixel")
+    func singlePageRendersTheImage() throws {
+        let (image, page) = try page()
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try PDFWriter().write(image, to: dir + "/page.pdf")
+        let meta = try info(dir + "/page.pdf", pages: 1)
+        #expect(meta.count == 1)
+        #expect(meta.sizes.count == 1 && meta.sizes[0].0 == Double(page.width) * 0.75 && meta.sizes[0].1 == Double(page.pageHeight) * 0.75)
+        // Cairo draws an image placed 1:1 without resampling: the rendering is the image.
+        let rendered = try render(dir + "/page.pdf", page: 1, dpi: 96, in: dir)
+        #expect(rendered.width == page.width && rendered.height == page.pageHeight)
+        #expect(Support.mismatch(rendered.rgba, page.pageRGBA, width: page.width) == nil)
+        // Poppler's Splash renderer (pdftoppm) resamples images even at 1:1, so it is held to a tolerance.
+        let splash = try render(dir + "/page.pdf", page: 1, dpi: 96, tool: "pdftoppm", in: dir)
+        #expect(splash.width == page.width && splash.height == page.pageHeight)
+        let splashDifference = meanDifference(splash.rgba, page.pageRGBA)
+        #expect(splashDifference < 12, "Splash differs by \(splashDifference) per channel on average")
+    }
+
+    @Test("page-width pages each show their slice of the image, embedded once")
+    func pagesShowSlices() throws {
+        let (image, page) = try page()
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let rows = 250
+        let writer = PDFWriter(options: PDFWriter.Options().layout(.pages(height: rows)))
+        let bytes = try writer.data(for: image)
+        try Data(bytes).write(to: URL(fileURLWithPath: dir + "/pages.pdf"))
+        let count = (page.pageHeight + rows - 1) / rows
+        let meta = try info(dir + "/pages.pdf", pages: count)
+        #expect(meta.count == count)
+        #expect(meta.sizes.last.map { $0.1 } == Double(page.pageHeight - (count - 1) * rows) * 0.75)
+        #expect(String(decoding: bytes, as: UTF8.self).components(separatedBy: "/Subtype /Image").count == 2)
+        for number in [1, 2, count] {
+            let rendered = try render(dir + "/pages.pdf", page: number, dpi: 96, in: dir)
+            let top = (number - 1) * rows
+            let height = min(rows, page.pageHeight - top)
+            #expect(rendered.width == page.width && rendered.height == height)
+            #expect(Support.mismatch(rendered.rgba, page.pageRGBA[(top * page.width * 4)..<((top + height) * page.width * 4)], width: page.width) == nil, "page \(number)")
+        }
+    }
+
+    @Test("the PDF reuses the PNG's compressed rows instead of compressing again")
+    func reusesPNGData() throws {
+        let (image, _) = try page()
+        let png = try PNGWriter().encode(image)
+        let pdf = try PDFWriter().data(for: image, reusing: png)
+        let idat = png.imageData()
+        #expect(!idat.isEmpty)
+        #expect(pdf.count < idat.count + 2048)
+        let start = try #require(pdf.firstRange(of: Array(">>\nstream\n".utf8)))
+        #expect(pdf[start.upperBound..<(start.upperBound + idat.count)].elementsEqual(idat), "the image stream is the IDAT data")
+        // A PNG made with libpng's defaults (other filters) is reused just as well.
+        let other = try PNGWriter(options: .libpngDefaults).encode(image)
+        #expect(try PDFWriter().data(for: image, reusing: other).firstRange(of: other.imageData()) != nil)
+    }
+
+    @Test("a page taller than 200 inches gets a UserUnit and, rendered at that scale, is the image")
+    func tallPageUsesUserUnit() throws {
+        // 20,000 rows at 96 px/inch is 208 inches: 15,000 units at UserUnit 1, over the 14,400 limit.
+        let width = 24, height = 20_000
+        var rgba = [UInt8](repeating: 255, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                let i = (y * width + x) * 4
+                rgba[i] = UInt8(y & 255); rgba[i + 1] = UInt8((y >> 8) * 3 & 255); rgba[i + 2] = UInt8(x * 10)
+            }
+        }
+        let image = try StitchedImage(width: width, height: height, rgba: rgba)
+        let writer = PDFWriter()
+        let layout = try writer.pages(width: width, height: height)
+        #expect(layout.count == 1 && layout[0].userUnit == 1.042)
+        #expect(layout[0].height <= PDFWriter.maximumPageUnits && abs(layout[0].height * 1.042 - 15_000) < 0.001)
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try writer.write(image, to: dir + "/tall.pdf")
+        let meta = try info(dir + "/tall.pdf", pages: 1)
+        #expect(meta.version == "1.6")
+        // pdfinfo reports the MediaBox in units (it does not apply UserUnit).
+        let size = try #require(meta.sizes.first)
+        #expect(abs(size.1 - layout[0].height) < 0.01 && size.1 <= PDFWriter.maximumPageUnits)
+        #expect(try String(contentsOfFile: dir + "/tall.pdf", encoding: .isoLatin1).contains("/UserUnit 1.042"))
+        // Rendered at 96 dpi times the UserUnit (what a reader honouring UserUnit does; given as the exact
+        // pixel size, as 96 x 1.042 dpi rounds up to one pixel more), it is the image.
+        let rendered = try render(dir + "/tall.pdf", page: 1, dpi: 96 * 1.042, size: (width, height), in: dir)
+        #expect(rendered.width == width && rendered.height == height)
+        #expect(Support.mismatch(rendered.rgba, rgba, width: width) == nil)
+    }
+
+    @Test("scale-to-fit shrinks an oversized page to 200 inches")
+    func scaleToFit() throws {
+        let writer = PDFWriter(options: PDFWriter.Options().oversize(.scaleToFit))
+        let layout = try writer.pages(width: 1920, height: 40_000)
+        #expect(layout.count == 1 && layout[0].userUnit == nil)
+        #expect(abs(layout[0].height - PDFWriter.maximumPageUnits) < 0.001)
+        #expect(abs(layout[0].width - 1440 * PDFWriter.maximumPageUnits / 30_000) < 0.001)
+    }
+
+    @Test("A-series pages are as tall as the width times the square root of two")
+    func aSeriesPages() throws {
+        let layout = try PDFWriter(options: PDFWriter.Options().layout(.pages(height: nil))).pages(width: 1000, height: 5000)
+        #expect(layout.map(\.rows) == [1414, 1414, 1414, 758])
+        #expect(layout.map(\.top) == [0, 1414, 2828, 4242])
+    }
+
+    @Test("a PDF is written private (0600) and atomically")
+    func privateFile() throws {
+        let (image, _) = try page(bodyHeight: 300)
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try PDFWriter(options: PDFWriter.Options().title("Long screenshot – ü")).write(image, to: dir + "/a.pdf")
+        let attributes = try FileManager.default.attributesOfItem(atPath: dir + "/a.pdf")
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["a.pdf"])
+        let result = try Support.run("pdfinfo", [dir + "/a.pdf"])
+        #expect(String(decoding: result.output, as: UTF8.self).contains("Long screenshot – ü"))
+    }
+
+    @Test("bad options are refused with the option's name")
+    func badOptions() throws {
+        let (image, _) = try page(bodyHeight: 300)
+        #expect(throws: ScreenshotError.invalidOption(name: "pixelsPerInch", reason: "0.0 must be a positive number")) {
+            try PDFWriter(options: PDFWriter.Options().pixelsPerInch(0)).data(for: image)
+        }
+        #expect(throws: ScreenshotError.invalidOption(name: "pages(height:)", reason: "0 must be at least 1")) {
+            try PDFWriter(options: PDFWriter.Options().layout(.pages(height: 0))).data(for: image)
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Glibc
+import Testing
+import PortalCapture
+import PortalTestSupport
+
+/// `pwrecord record`, `last` and `status`, run as a user would, through the real portal frontend and our test
+/// backend on the headless test desktop. Each test holds the backend lease (other suites script it too).
+@Suite("pwrecord record through the real portal", .enabled(if: TestDesktop.isAvailable), .serialized)
+struct RecordCommandTests {
+    /// A private state and config home per test, so kept recordings and policies do not mix.
+    struct Home {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        var env: [String: String] { ["XDG_STATE_HOME": root.path + "/state", "XDG_CONFIG_HOME": root.path + "/config"] }
+        init() { try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true) }
+        func userPolicy(_ text: String) throws {
+            let dir = root.appendingPathComponent("config/pwrecord")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try text.write(to: dir.appendingPathComponent("policy.conf"), atomically: true, encoding: .utf8)
+        }
+    }
+
+    func duration(_ path: String) throws -> Double {
+        let o = try MediaTool.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path])
+        return Double(String(decoding: o.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    @Test("record -o x.mkv --duration 3 --mic exits 0 with video and audio of 3 s showing the test picture (cursor hidden so it covers nothing)")
+    func recordsThreeSecondsWithMicrophone() async throws {
+        let home = Home()
+        let out = home.root.appendingPathComponent("x.mkv")
+        let r = try await TestPortalControl.exclusively { _ in
+            try Pwrecord.run(["record", "-o", out.path, "--duration", "3", "--mic", "--cursor", "hidden"], environment: home.env, timeout: 60)
+        }
+        #expect(r.status == 0, "\(r.stderr)")
+        let streams = try MediaTool.probe(out.path)
+        #expect(streams.contains { $0.type == "video" && $0.codec == "h264" })
+        #expect(streams.contains { $0.type == "audio" && $0.codec == "opus" })
+        let d = try duration(out.path)
+        #expect(abs(d - 3) <= 0.3, "duration \(d)")
+        let video = try #require(streams.first { $0.type == "video" })
+        let decoded = try MediaTool.decodeVideo(out.path, width: video.width ?? 0, height: video.height ?? 0)
+        let first = try #require(decoded.frames.first), last = try #require(decoded.frames.last)
+        #expect(TestPattern.checkColourAreas(first) == nil)
+        #expect(TestPattern.checkColourAreas(last) == nil)
+        #expect(TestPattern.decodeCounter(last) > TestPattern.decodeCounter(first))
+        let mode = try FileManager.default.attributesOfItem(atPath: out.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test("without -o the recording is kept; last save writes it and last discard deletes it")
+    func keptRecordingCanBeSavedAndDiscarded() async throws {
+        let home = Home()
+        let r = try await TestPortalControl.exclusively { _ in
+            try Pwrecord.run(["record", "--duration", "1"], environment: home.env, timeout: 60)
+        }
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("pwrecord last save"))
+        let dest = home.root.appendingPathComponent("saved.mkv")
+        let save = try Pwrecord.run(["last", "save", dest.path], environment: home.env)
+        #expect(save.status == 0, "\(save.stderr)")
+        #expect(try MediaTool.probe(dest.path).contains { $0.type == "video" })
+        let again = try Pwrecord.run(["last", "save", dest.path], environment: home.env)
+        #expect(again.status == 1 && again.stderr.contains("exists"))
+        let discard = try Pwrecord.run(["last", "discard"], environment: home.env)
+        #expect(discard.status == 0)
+        let info = try Pwrecord.run(["last", "info"], environment: home.env)
+        #expect(info.status == 1 && info.stderr.contains("no kept recording"))
+    }
+
+    @Test("declined consent exits 3 with one line")
+    func declinedExitsThree() async throws {
+        let home = Home()
+        let r = try await TestPortalControl.exclusively { control in
+            try await control.setNextResponse("*", 1)
+            return try Pwrecord.run(["record", "--duration", "1"], environment: home.env, timeout: 60)
+        }
+        #expect(r.status == 3, "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").filter { $0.hasPrefix("pwrecord: error:") }.count == 1)
+        #expect(r.stderr.contains("declined"))
+    }
+
+    @Test("a denying policy exits 4 before any portal call")
+    func policyDenyExitsFourBeforePortal() async throws {
+        let home = Home()
+        try home.userPolicy("[defaults]\nrecording = deny\n")
+        let (r, created) = try await TestPortalControl.exclusively { control in
+            let before = try await control.stat("sessions_created")
+            let r = try Pwrecord.run(["record", "--duration", "1"], environment: home.env, timeout: 60)
+            return (r, try await control.stat("sessions_created") - before)
+        }
+        #expect(r.status == 4, "\(r.stderr)")
+        #expect(created == 0)
+        #expect(r.stderr.contains("policy.conf:2"))
+    }
+
+    @Test("no portal on the bus exits 5 with a hint")
+    func noPortalExitsFive() throws {
+        let home = Home()
+        var env = home.env
+        env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(home.root.path)/no-bus-here"
+        let r = try Pwrecord.run(["record", "--duration", "1"], environment: env, timeout: 60)
+        #expect(r.status == 5, "\(r.stderr)")
+        #expect(r.stderr.contains("pwrecord: hint:"))
+    }
+
+    @Test("an unwritable -o is an error before consent is asked")
+    func unwritableOutputBeforeConsent() async throws {
+        let home = Home()
+        let (r, created) = try await TestPortalControl.exclusively { control in
+            let before = try await control.stat("sessions_created")
+            let r = try Pwrecord.run(["record", "-o", "/nonexistent-\(UUID().uuidString)/x.mkv", "--duration", "1"],
+                                     environment: home.env, timeout: 60)
+            return (r, try await control.stat("sessions_created") - before)
+        }
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("does not exist"))
+        #expect(created == 0)
+    }
+
+    @Test("bad flags exit 2 naming the flag", arguments: [["record", "--fps", "0"], ["record", "--codec", "mpeg2"], ["record", "--bogus"]])
+    func badFlagsExitTwo(arguments: [String]) throws {
+        let r = try Pwrecord.run(arguments)
+        #expect(r.status == 2)
+        #expect(r.stderr.contains(arguments[1]))
+    }
+
+    @Test("SIGINT at 2 s exits 0 with a playable file of about 2 s")
+    func sigintFinalizes() async throws {
+        let home = Home()
+        let out = home.root.appendingPathComponent("int.mkv")
+        let status = try await TestPortalControl.exclusively { _ in
+            try Pwrecord.runInterrupted(["record", "-o", out.path], environment: home.env, after: 2)
+        }
+        #expect(status == 0)
+        let d = try duration(out.path)
+        #expect(d > 1.2 && d < 3.5, "duration \(d)")
+    }
+
+    @Test("status --json parses and follows a policy change")
+    func statusFollowsPolicy() throws {
+        let home = Home()
+        let first = try Pwrecord.run(["status", "--json"], environment: home.env)
+        let json1 = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any]
+        #expect(json1?["available"] as? Bool == true, "\(first.stdout)\(first.stderr)")
+        try home.userPolicy("[defaults]\nrecording = deny\n")
+        let second = try Pwrecord.run(["status", "--json"], environment: home.env)
+        #expect(second.status == 4)
+        let json2 = try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: Any]
+        #expect(json2?["available"] as? Bool == false)
+        let reasons = json2?["reasons"] as? [[String: String]] ?? []
+        #expect(reasons.contains { $0["kind"] == "policy" })
+    }
+}

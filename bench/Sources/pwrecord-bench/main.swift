@@ -1,0 +1,37 @@
+// pwrecord-bench: the driver of bench/capture/run (issue 4) and bench/recording-memory/run (issue 5).
+// Each subcommand's doc comment says what it measures; the run scripts say how the figures are made.
+import Foundation
+
+let usage = """
+    usage: pwrecord-bench <command> [options]
+      \(ProduceCommand.usage)
+      \(ConsumeCommand.usage)
+      \(RecordCommand.usage)
+      \(FramesCommand.usage)
+      \(CopyCostCommand.usage)
+    """
+
+func fail(_ error: BenchError) -> Never {
+    FileHandle.standardError.write(Data("pwrecord-bench: error: \(error)\n".utf8))
+    exit(error.exitStatus)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let rest = Array(arguments.dropFirst())
+do throws(BenchError) {
+    switch arguments.first {
+    case "produce": try await ProduceCommand(rest).run()
+    case "consume": try await ConsumeCommand(rest).run()
+    case "record": try await RecordCommand(rest).run()
+    case "frames": try FramesCommand(rest).run()
+    case "copycost": try CopyCostCommand(rest).run()
+    case "help", "--help", "-h":
+        Output.line(usage)
+    default:
+        FileHandle.standardError.write(Data((usage + "\n").utf8))
+        exit(2)
+    }
+} catch {
+    fail(error)
+}
+exit(0)
