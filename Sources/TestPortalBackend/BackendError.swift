@@ -15,6 +15,8 @@ enum BackendError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidResponse(UInt32)
     /// Writing a screenshot file failed.
     case screenshotFailed(path: String, errno: Int32)
+    /// Encoding a screenshot as PNG failed.
+    case screenshotEncoding(ScreenshotError)
     /// The D-Bus layer failed (connecting, exporting, owning the name).
     case bus(DBusError)
     /// The PipeWire layer failed (connecting, creating a node, resizing).
@@ -33,6 +35,8 @@ enum BackendError: Error, Equatable, Sendable, CustomStringConvertible {
         case .screenshotFailed(let path, let errno):
             return "cannot write the screenshot \(path): \(String(cString: strerror(errno))) (errno \(errno)); "
                 + "check that PWRECORD_DESKTOP_DIR or TMPDIR is writable"
+        case .screenshotEncoding(let error):
+            return "cannot encode the screenshot: \(error)"
         case .bus(let error):
             return "D-Bus: \(error)"
         case .pipeWire(let error):

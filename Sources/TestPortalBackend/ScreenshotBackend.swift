@@ -28,8 +28,8 @@ struct ScreenshotBackend: Sendable {
                 s.screenshotsTaken += 1
                 return (s.streamOptions, s.screenshotsTaken)
             }
-            let png = Self.picture(of: streamOptions, frameNumber: number)
             do {
+                let png = try Self.picture(of: streamOptions, frameNumber: number)
                 let path = try portal.screenshots.write(png, number: number)
                 portal.respond(call, 0, ["uri": URL(fileURLWithPath: path).absoluteString])
             } catch {
@@ -55,16 +55,19 @@ struct ScreenshotBackend: Sendable {
         }
     }
 
-    /// The PNG of frame `frameNumber` of the content `options` describe (no cursor).
-    static func picture(of options: StreamOptions, frameNumber: UInt32) -> [UInt8] {
+    /// The PNG of frame `frameNumber` of the content `options` describe (no cursor), encoded by `PNGWriter`.
+    static func picture(of options: StreamOptions, frameNumber: UInt32) throws(BackendError) -> [UInt8] {
         var format = options.videoFormat
         format.pixelFormat = .rgbx
-        let stride = format.minimumStride
-        var pixels = [UInt8](repeating: 0, count: stride * format.height)
-        pixels.withUnsafeMutableBytes { raw in
-            FrameContent(options: options, drawsCursor: false)
-                .render(into: raw.baseAddress!, stride: stride, format: format, frameNumber: frameNumber)
+        let storage = FrameStorage(capacity: format.minimumStride * format.height)
+        FrameContent(options: options, drawsCursor: false)
+            .render(into: storage.bytes, stride: format.minimumStride, format: format, frameNumber: frameNumber)
+        let frame = VideoFrame(format: format, stride: format.minimumStride, timestamp: monotonicNanoseconds(),
+                               sequence: UInt64(frameNumber), storage: storage)
+        do {
+            return try PNGWriter().encode(StitchedImage(frame: frame)).bytes
+        } catch {
+            throw .screenshotEncoding(error)
         }
-        return PNGFile.encodeRGBX(pixels, width: format.width, height: format.height)
     }
 }

@@ -8,7 +8,8 @@ struct StreamOptions: Sendable, Equatable {
     enum Content: String, Sendable, CaseIterable {
         /// `TestPattern`: colour areas and a frame counter.
         case pattern
-        /// A tall page scrolled by `scrollStep` pixels per frame, with optional fixed header and footer bands.
+        /// `ScrollingPage`: a tall page scrolled by `scrollStep` rows per frame, with optional fixed header and
+        /// footer bands.
         case page
     }
 
@@ -17,7 +18,8 @@ struct StreamOptions: Sendable, Equatable {
     var fps = 30
     var pixelFormat = PixelFormat.bgrx
     var content = Content.pattern
-    /// Page mode: the height of the whole page, in pixels.
+    /// Page mode: the height of the whole page (`ScrollingPage.pageHeight`: header + body + footer rows, what
+    /// a perfect long screenshot gives).
     var pageHeight = 2400
     /// Page mode: rows at the top / bottom of every frame that do not scroll.
     var header = 0
@@ -74,15 +76,15 @@ struct StreamOptions: Sendable, Equatable {
     }
 
     /// Checks what single keys cannot: header and footer leave room for the scrolling part, and the page is at
-    /// least as tall as that part.
+    /// least as tall as a frame.
     func validate() throws(BackendError) {
         if header + footer >= height {
             throw .invalidOption(key: "header", reason: "header \(header) + footer \(footer) must be less than the "
                                  + "height \(height)")
         }
-        if pageHeight < height - header - footer {
-            throw .invalidOption(key: "page_height", reason: "\(pageHeight) is shorter than the scrolling part "
-                                 + "of a frame (\(height - header - footer) rows)")
+        if pageHeight < height {
+            throw .invalidOption(key: "page_height", reason: "\(pageHeight) is shorter than a frame (\(height) rows); "
+                                 + "the page includes header and footer")
         }
     }
 
