@@ -40,3 +40,67 @@ struct ScreenshotCommandTests {
         #expect(r.stderr.contains("--output"))
     }
 }
+
+@Suite("pwrecord screenshot --long on the backend's scrolling page", .enabled(if: TestDesktop.isAvailable), .serialized)
+struct LongScreenshotCommandTests {
+    @Test("screenshot --long while the backend scrolls its page gives the page, header and footer once")
+    func longScreenshotEqualsPage() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("long-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let out = dir.appendingPathComponent("page.png")
+        let page = try ScrollingPage.generated(width: 320, bodyHeight: 1200 - 32, viewportHeight: 240,
+                                               headerHeight: 20, footerHeight: 12)
+        let r = try await TestPortalControl.exclusively { control in
+            try await control.setStreamOptions(["content": "page", "page_height": UInt32(1200), "header": UInt32(20),
+                                                "footer": UInt32(12), "scroll_step": Int32(8), "fps": UInt32(30)])
+            return try Pwrecord.run(["screenshot", "--long", "-o", out.path, "--idle-stop", "1.5"], timeout: 60)
+        }
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("(320x\(page.pageHeight))"), "\(r.stdout)")
+        let decoded = try MediaTool.decodeVideo(out.path, width: 320, height: page.pageHeight)
+        let image = try #require(decoded.frames.first)
+        let expected = page.pageRGBA
+        var mismatches = 0
+        for y in 0..<page.pageHeight {
+            for x in 0..<320 {
+                let c = image.rgb(x: x, y: y), i = (y * 320 + x) * 4
+                if c.r != expected[i] || c.g != expected[i + 1] || c.b != expected[i + 2] { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0, "\(mismatches) pixels differ from the page")
+    }
+
+    @Test("screenshot --long -o page.pdf gives a PDF that poppler opens and renders as the page")
+    func longScreenshotPDFRendersPage() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("longpdf-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let out = dir.appendingPathComponent("page.pdf")
+        let page = try ScrollingPage.generated(width: 320, bodyHeight: 1200 - 32, viewportHeight: 240,
+                                               headerHeight: 20, footerHeight: 12)
+        let r = try await TestPortalControl.exclusively { control in
+            try await control.setStreamOptions(["content": "page", "page_height": UInt32(1200), "header": UInt32(20),
+                                                "footer": UInt32(12), "scroll_step": Int32(8), "fps": UInt32(30)])
+            return try Pwrecord.run(["screenshot", "--long", "-o", out.path, "--idle-stop", "1.5"], timeout: 60)
+        }
+        #expect(r.status == 0, "\(r.stderr)")
+        let info = try MediaTool.runAny("/usr/bin/pdfinfo", [out.path])
+        #expect(info.status == 0 && String(decoding: info.stdout, as: UTF8.self).contains("Pages:           1"))
+        let rendered = dir.appendingPathComponent("render")
+        let ppm = try MediaTool.runAny("/usr/bin/pdftoppm", ["-png", "-singlefile", "-scale-to-x", "320",
+                                                              "-scale-to-y", "\(page.pageHeight)", out.path, rendered.path])
+        #expect(ppm.status == 0, "\(ppm.stderr)")
+        let decoded = try MediaTool.decodeVideo(rendered.path + ".png", width: 320, height: page.pageHeight)
+        let image = try #require(decoded.frames.first)
+        let expected = page.pageRGBA
+        var total = 0
+        for y in 0..<page.pageHeight {
+            for x in 0..<320 {
+                let c = image.rgb(x: x, y: y), i = (y * 320 + x) * 4
+                total += abs(Int(c.r) - Int(expected[i])) + abs(Int(c.g) - Int(expected[i + 1])) + abs(Int(c.b) - Int(expected[i + 2]))
+            }
+        }
+        // pdftoppm resamples even at 1:1 (docs/screenshots.md), so the rendering matches within a small mean error.
+        let mean = Double(total) / Double(320 * page.pageHeight * 3)
+        #expect(mean < 12, "mean difference \(mean) per channel")
+    }
+}
