@@ -1,0 +1,47 @@
+import Foundation
+import Glibc
+import Testing
+import PortalCapture
+import PortalTestSupport
+
+/// A recording is always left playable: `kill -9` of `pwrecord record` leaves the kept file decodable up to
+/// about the moment of the kill (mkv clusters and fragmented mp4 are written as they go).
+@Suite("pwrecord killed with SIGKILL leaves a playable recording", .enabled(if: TestDesktop.isAvailable), .serialized)
+struct RecordCrashTests {
+    @Test("kill -9 after 3 s: the kept file plays to within 1 s of the kill", arguments: ["mkv", "mp4"])
+    func killedRecordingPlays(container: String) async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let (recordedFor, file) = try await TestPortalControl.exclusively { _ -> (Double, String?) in
+            let p = Process()
+            p.executableURL = Pwrecord.binary
+            p.arguments = ["record", "--container", container, "--cursor", "hidden"]
+            p.environment = ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": home.path]) { $1 }
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            p.standardInput = FileHandle.nullDevice
+            try p.run()
+            // The kept file appears once the first frame has arrived: the recording has begun.
+            let dir = home.appendingPathComponent("pwrecord/recordings/pwrecord")
+            var began: Date?
+            let deadline = Date().addingTimeInterval(20)
+            while began == nil && Date() < deadline {
+                if FileManager.default.fileExists(atPath: dir.appendingPathComponent("info.json").path) { began = Date() }
+                usleep(20_000)
+            }
+            usleep(3_000_000)
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            let recorded = began.map { Date().timeIntervalSince($0) } ?? 0
+            let media = (try? FileManager.default.contentsOfDirectory(atPath: dir.path))?
+                .first { $0.hasSuffix("." + container) }.map { dir.appendingPathComponent($0).path }
+            return (recorded, media)
+        }
+        let path = try #require(file, "no kept recording was left")
+        let decoded = try MediaTool.decodeVideo(path, width: 320, height: 240)
+        let seconds = Double(decoded.frames.count) / 30
+        #expect(seconds >= recordedFor - 1, "\(decoded.frames.count) frames decode (\(seconds) s) of \(recordedFor) s recorded")
+        let last = try #require(decoded.frames.last)
+        #expect(TestPattern.checkColourAreas(last) == nil)
+    }
+}
