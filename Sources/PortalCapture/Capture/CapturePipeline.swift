@@ -152,6 +152,12 @@ public final class CapturePipeline: Sendable {
     /// The negotiated video format, once known.
     public var videoFormat: VideoFormat? { streams.withLock { $0.video?.currentFormat } }
 
+    /// Stops accepting samples at once (what is queued is still delivered by `finish()`): the recording's end
+    /// is now, not when the owner gets round to finishing (audio would otherwise run on past the video).
+    public func stopAccepting() {
+        state.withLock { $0.finished = true }
+    }
+
     /// Stops the streams, delivers what is queued, closes every sink and returns their outcomes. Safe to call
     /// more than once (later calls return the same report) and after `.ended`.
     public func finish() async -> DeliveryReport {

@@ -162,7 +162,10 @@ final class RecordingSession: Sendable {
             s.ended = true
             return true
         }
-        if first { onEnd(error) }
+        if first {
+            pipeline.stopAccepting()
+            onEnd(error)
+        }
     }
 
     private func sinkFailed(_ sink: String, _ error: SinkError) {
