@@ -140,6 +140,17 @@ public final class CapturePipeline: Sendable {
 
     public var isPaused: Bool { state.withLock { $0.paused } }
 
+    /// Seconds of recording time now: the monotonic clock since the first frame, less the time paused (0
+    /// before the first frame). Unlike `statistics.duration` it advances while a producer sends nothing, so a
+    /// time limit cuts audio and video at the same moment.
+    public var elapsed: Double {
+        state.withLock { s in
+            guard s.started else { return 0 }
+            let now = s.paused ? s.pausedAt : monotonicNanoseconds()
+            return Double(now &- s.pausedTotal &- s.startTime) / 1e9
+        }
+    }
+
     public var statistics: Statistics {
         let s = state.withLock { $0 }
         let q = queue.statistics

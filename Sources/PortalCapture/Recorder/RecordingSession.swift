@@ -233,11 +233,11 @@ final class RecordingSession: Sendable {
         var tasks = [progress, watchClosed]
         if let maxDuration {
             tasks.append(Task { [weak self] in
-                // Media time, so a pause does not count: poll the pipeline's duration.
+                // Recording time (the clock since the first frame, pauses excluded), so audio and video end together.
                 let limit = Double(maxDuration.components.seconds) + Double(maxDuration.components.attoseconds) / 1e18
                 while !Task.isCancelled {
                     guard let self else { return }
-                    let remaining = limit - self.pipeline.statistics.duration
+                    let remaining = limit - self.pipeline.elapsed
                     if remaining <= 0.02 { self.end(nil); return }
                     try? await Task.sleep(for: .milliseconds(Int64(min(max(remaining * 1000 / 2, 10), 200))))
                 }
