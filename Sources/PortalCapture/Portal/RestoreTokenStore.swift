@@ -17,12 +17,7 @@ public struct RestoreTokenStore: Sendable {
         self.directory = directory ?? RestoreTokenStore.defaultDirectory()
     }
 
-    static func defaultDirectory() -> URL {
-        let env = ProcessInfo.processInfo.environment
-        let state = env["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? (FileManager.default.homeDirectoryForCurrentUser.path + "/.local/state")
-        return URL(fileURLWithPath: state).appendingPathComponent("pwrecord/restore-tokens")
-    }
+    static func defaultDirectory() -> URL { StateDirectory.url("restore-tokens") }
 
     /// The token for `appID` if it is younger than `maxAge`; an older one is deleted and nil returned.
     public func token(for appID: String, maxAge: TimeInterval, now: Date = Date()) -> String? {

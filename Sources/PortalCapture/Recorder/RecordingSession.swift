@@ -59,8 +59,7 @@ final class RecordingSession: Sendable {
             }
             for spec in options.sinks { sinks.append(try registry.makeSink(spec)) }
         } catch {
-            for sink in sinks { _ = try? sink.close() }
-            file.map(configuration.store.removePending)
+            abandon(sinks, file, configuration.store)
             throw RecordingError(error)
         }
         sinks += extraSinks
@@ -72,9 +71,7 @@ final class RecordingSession: Sendable {
                 appID: appID, sources: options.sources, multiple: options.multiple, cursor: options.cursor,
                 consentMemory: decision.consentMemory))
         } catch {
-            // Close the unopened sinks first (closing may touch their files), then remove the pending file.
-            for sink in sinks { _ = try? sink.close() }
-            file.map(configuration.store.removePending)
+            abandon(sinks, file, configuration.store)
             throw error
         }
 
@@ -83,8 +80,7 @@ final class RecordingSession: Sendable {
         if options.microphone {
             do { audioCore = try PipeWireCore(name: "pwrecord-microphone", remote: configuration.pipewireRemote) } catch {
                 await grant.close()
-                for sink in sinks { _ = try? sink.close() }
-                file.map(configuration.store.removePending)
+                abandon(sinks, file, configuration.store)
                 throw .failedToStart(reason: "cannot reach PipeWire for the microphone: \(error)")
             }
         }
@@ -139,6 +135,13 @@ final class RecordingSession: Sendable {
         sessionBox.withLock { $0 = session }
         session.startTimers(maxDuration: Self.maxDuration(options, decision), onProgress: onProgress)
         return session
+    }
+
+    /// A start that failed before capture: close the unopened sinks first (closing may touch their files),
+    /// then remove the pending file, so nothing is left behind.
+    private static func abandon(_ sinks: [any CaptureSink], _ file: URL?, _ store: RecordingStore) {
+        for sink in sinks { _ = try? sink.close() }
+        file.map(store.removePending)
     }
 
     static func maxDuration(_ options: RecordingOptions, _ decision: PolicyDecision) -> Duration? {

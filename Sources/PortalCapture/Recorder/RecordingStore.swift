@@ -13,12 +13,7 @@ public struct RecordingStore: Sendable {
         self.root = root ?? RecordingStore.defaultRoot()
     }
 
-    static func defaultRoot() -> URL {
-        let env = ProcessInfo.processInfo.environment
-        let state = env["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? (FileManager.default.homeDirectoryForCurrentUser.path + "/.local/state")
-        return URL(fileURLWithPath: state).appendingPathComponent("pwrecord/recordings")
-    }
+    static func defaultRoot() -> URL { StateDirectory.url("recordings") }
 
     /// The app's private directory, created 0700 (and its parents 0700) when missing.
     public func directory(for appID: String) throws(RecordingError) -> URL {
