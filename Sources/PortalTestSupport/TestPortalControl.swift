@@ -15,13 +15,16 @@ public struct TestPortalControl: Sendable {
 
     public init(bus: DBusConnection) { self.bus = bus }
 
-    /// Runs `body` while no other test steers the backend, after `Reset()`.
+    /// Runs `body` while no other test steers the backend, after `Reset()` and once the sessions of the
+    /// previous holder are gone (a client's `Close` reaches the backend through the frontend a little later,
+    /// so counters would otherwise see the last test's streams).
     public static func exclusively<T: Sendable>(_ body: (TestPortalControl) async throws -> T) async throws -> T {
         await BackendLease.shared.acquire()
         do {
             let control = TestPortalControl(bus: try DBusConnection.session())
             defer { control.bus.close() }
             try await control.reset()
+            try await control.waitForNoSessions(timeout: .seconds(5))
             let result = try await body(control)
             await BackendLease.shared.release()
             return result
@@ -53,6 +56,18 @@ public struct TestPortalControl: Sendable {
     }
 
     public func stat(_ key: String) async throws -> UInt32 { try await stats().requireUInt32(key) }
+
+    /// Waits until the backend has no live session; after `timeout` closes what is left, without `Closed`.
+    public func waitForNoSessions(timeout: Duration) async throws {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while try await stat("live_sessions") > 0 {
+            if ContinuousClock.now >= deadline {
+                try await closeSessions(emitClosed: false)
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
 
     public func lastOptions(_ method: String) async throws -> DBusVardict {
         try await call("LastOptions", [.string(method)]).argument(0, as: DBusVardict.self)
