@@ -69,6 +69,15 @@ public enum MediaTool {
         }
     }
 
+    /// The duration of the container, in seconds, as ffprobe reports it (`format=duration`).
+    public static func duration(_ path: String) throws -> Double {
+        let o = try run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path])
+        guard o.status == 0, let d = Double(String(decoding: o.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw ToolError("ffprobe could not read the duration of \(path): \(o.stderr)")
+        }
+        return d
+    }
+
     /// Every video frame decoded to RGBA at `width` x `height`.
     public static func decodeVideo(_ path: String, width: Int, height: Int) throws -> (frames: [VideoFrame], stderr: String, status: Int32) {
         let o = try run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-f", "rawvideo", "-pix_fmt", "rgba", "-"])

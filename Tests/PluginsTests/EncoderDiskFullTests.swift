@@ -79,8 +79,7 @@ struct EncoderDiskFullTests {
         #expect(Int(TestPattern.decodeCounter(last)) == decoded.frames.count - 1)
         if reserve > 0 {
             // Finalized into the reserve: the index is there, so ffprobe knows the duration without scanning.
-            let o = try MediaTool.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path])
-            let duration = Double(String(decoding: o.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            let duration = try MediaTool.duration(path)
             #expect(abs(duration - Double(decoded.frames.count) / 30) < 0.2, "the trailer was written (duration \(duration) s)")
         }
     }

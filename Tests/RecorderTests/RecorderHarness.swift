@@ -5,17 +5,6 @@ import Testing
 import Plugins
 import PortalTestSupport
 
-/// The headless test desktop, as in PortalCaptureTests: integration suites run only when it is up, and
-/// under CI a missing desktop fails.
-enum TestDesktop {
-    static var isAvailable: Bool {
-        let env = ProcessInfo.processInfo.environment
-        let up = env["PWRECORD_TEST_DESKTOP"] == "1"
-        if !up && env["CI"] == "true" { fatalError("CI=true but the test desktop is not running (PWRECORD_TEST_DESKTOP unset)") }
-        return up
-    }
-}
-
 /// A recorder on a private state directory and policy directory, with a local provider.
 struct RecorderHarness {
     let root: URL
@@ -82,20 +71,5 @@ final class DelegateSpy: ScreenRecorderDelegate {
     func lastTime(of name: String) -> ContinuousClock.Instant? { calls.withLock { $0.last { $0.0 == name }?.1 } }
 }
 
-func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
-}
-
-/// The duration ffprobe reports for a media file's container, in seconds.
-func mediaDuration(_ path: String) throws -> Double {
-    let o = try MediaTool.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path])
-    guard o.status == 0, let d = Double(String(decoding: o.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-        throw ToolError("ffprobe could not read \(path): \(o.stderr)")
-    }
-    return d
-}
+/// `MediaTool.duration(_:)` under the name this target's tests use.
+func mediaDuration(_ path: String) throws -> Double { try MediaTool.duration(path) }

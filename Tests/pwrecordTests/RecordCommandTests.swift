@@ -20,11 +20,6 @@ struct RecordCommandTests {
         }
     }
 
-    func duration(_ path: String) throws -> Double {
-        let o = try MediaTool.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path])
-        return Double(String(decoding: o.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
-    }
-
     @Test("record -o x.mkv --duration 3 --mic exits 0 with video and audio of 3 s showing the test picture (cursor hidden so it covers nothing)")
     func recordsThreeSecondsWithMicrophone() async throws {
         let home = Home()
@@ -36,7 +31,7 @@ struct RecordCommandTests {
         let streams = try MediaTool.probe(out.path)
         #expect(streams.contains { $0.type == "video" && $0.codec == "h264" })
         #expect(streams.contains { $0.type == "audio" && $0.codec == "opus" })
-        let d = try duration(out.path)
+        let d = try MediaTool.duration(out.path)
         #expect(abs(d - 3) <= 0.3, "duration \(d)")
         let video = try #require(streams.first { $0.type == "video" })
         let decoded = try MediaTool.decodeVideo(out.path, width: video.width ?? 0, height: video.height ?? 0)
@@ -133,7 +128,7 @@ struct RecordCommandTests {
             try Pwrecord.runInterrupted(["record", "-o", out.path], environment: home.env, after: 2)
         }
         #expect(status == 0)
-        let d = try duration(out.path)
+        let d = try MediaTool.duration(out.path)
         #expect(d > 1.2 && d < 3.5, "duration \(d)")
     }
 

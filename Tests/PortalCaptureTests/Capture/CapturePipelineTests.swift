@@ -71,7 +71,7 @@ struct CapturePipelineTests {
         let pipeline = CapturePipeline(videoCore: rig.core, audioCore: nil, sinks: [sink],
                                        options: CapturePipelineOptions(video: .node(id: rig.node.id)), onEvent: events.handler)
         try pipeline.start()
-        #expect(await poll(timeout: .seconds(5)) { sink.frames.count >= 30 })
+        #expect(await eventually(timeout: .seconds(5)) { sink.frames.count >= 30 })
         let report = await pipeline.finish()
         #expect(sink.closeCount == 1)
         #expect(report.errors.isEmpty)
@@ -91,7 +91,7 @@ struct CapturePipelineTests {
         let pipeline = CapturePipeline(videoCore: rig.core, audioCore: nil, sinks: [sink],
                                        options: CapturePipelineOptions(video: .node(id: rig.node.id)), onEvent: { _ in })
         try pipeline.start()
-        #expect(await poll(timeout: .seconds(5)) { pipeline.statistics.videoFrames >= 1 })
+        #expect(await eventually(timeout: .seconds(5)) { pipeline.statistics.videoFrames >= 1 })
         try await Task.sleep(for: .seconds(2))
         let stats = pipeline.statistics
         let report = await pipeline.finish()
@@ -112,7 +112,7 @@ struct CapturePipelineTests {
         let pipeline = CapturePipeline(videoCore: rig.core, audioCore: nil, sinks: [sink],
                                        options: CapturePipelineOptions(video: .node(id: rig.node.id)), onEvent: { _ in })
         try pipeline.start()
-        #expect(await poll(timeout: .seconds(5)) { sink.frames.count >= 10 })
+        #expect(await eventually(timeout: .seconds(5)) { sink.frames.count >= 10 })
         pipeline.pause()
         try await Task.sleep(for: .milliseconds(800))
         pipeline.resume()
@@ -135,7 +135,7 @@ struct CapturePipelineTests {
         options.fpsCap = 15
         let pipeline = CapturePipeline(videoCore: rig.core, audioCore: nil, sinks: [sink], options: options, onEvent: { _ in })
         try pipeline.start()
-        #expect(await poll(timeout: .seconds(5)) { sink.frames.count >= 1 })
+        #expect(await eventually(timeout: .seconds(5)) { sink.frames.count >= 1 })
         try await Task.sleep(for: .seconds(2))
         _ = await pipeline.finish()
         let stamps = sink.frames.map(\.ts)
@@ -152,10 +152,10 @@ struct CapturePipelineTests {
         let pipeline = CapturePipeline(videoCore: rig.core, audioCore: nil, sinks: [sink],
                                        options: CapturePipelineOptions(video: .node(id: rig.node.id)), onEvent: events.handler)
         try pipeline.start()
-        #expect(await poll(timeout: .seconds(5)) { sink.frames.count >= 5 })
+        #expect(await eventually(timeout: .seconds(5)) { sink.frames.count >= 5 })
         let stoppedAt = ContinuousClock.now
         rig.producer.stop()
-        #expect(await poll(timeout: .seconds(2)) { events.firstEnd() != nil })
+        #expect(await eventually(timeout: .seconds(2)) { events.firstEnd() != nil })
         let (cause, at) = try #require(events.firstEnd())
         #expect(cause == .streamUnconnected(.video))
         #expect(at - stoppedAt < .seconds(1), "ended after \(at - stoppedAt)")
@@ -177,7 +177,7 @@ struct CapturePipelineTests {
         try await Task.sleep(for: .milliseconds(300))
         let killedAt = ContinuousClock.now
         daemon.kill()
-        #expect(await poll(timeout: .seconds(2)) { events.firstEnd() != nil })
+        #expect(await eventually(timeout: .seconds(2)) { events.firstEnd() != nil })
         let (cause, at) = try #require(events.firstEnd())
         #expect(cause == .coreError(errno: EPIPE, message: cause.coreMessage), "\(cause)")
         #expect(at - killedAt < .seconds(1), "ended after \(at - killedAt)")
@@ -199,7 +199,7 @@ struct CapturePipelineTests {
         options.microphone = .object("test-pipeline-tone")
         let pipeline = CapturePipeline(videoCore: rig.core, audioCore: audioCore, sinks: [sink], options: options, onEvent: { _ in })
         try pipeline.start()
-        #expect(await poll(timeout: .seconds(5)) { sink.audioChunks >= 20 && sink.frames.count >= 10 })
+        #expect(await eventually(timeout: .seconds(5)) { sink.audioChunks >= 20 && sink.frames.count >= 10 })
         _ = await pipeline.finish()
         let context = try #require(sink.context)
         #expect(context.audio?.sampleRate == 48_000)

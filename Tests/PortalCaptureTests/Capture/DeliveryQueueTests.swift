@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import PortalCapture
+import PortalTestSupport
 
 @Suite("Delivery queue")
 struct DeliveryQueueTests {
@@ -189,8 +190,7 @@ struct DeliveryQueueTests {
             queue.start(.test())
             queue.enqueue(Frames.tiny(0))
         }
-        let deadline = ContinuousClock.now + .seconds(2)
-        while !sink.calls.contains(.close), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        _ = await eventually(timeout: .seconds(2)) { sink.calls.contains(.close) }
         #expect(sink.calls.filter { $0 == .close }.count == 1)
     }
 

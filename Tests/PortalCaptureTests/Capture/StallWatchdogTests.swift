@@ -2,6 +2,7 @@ import Synchronization
 import Foundation
 import Testing
 @testable import PortalCapture
+import PortalTestSupport
 
 @Suite("Stall watchdog")
 struct StallWatchdogTests {
@@ -33,8 +34,7 @@ struct StallWatchdogTests {
         }
         #expect(reports.all.isEmpty, "frames came every 10 ms (clock time) for 1 s")
         clock.advance(milliseconds: 300)
-        let deadline = ContinuousClock.now + .seconds(5)
-        while reports.all.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await eventually(timeout: .seconds(5)) { !reports.all.isEmpty }
         #expect(reports.all == [.noFrames(for: .milliseconds(100))])
     }
 

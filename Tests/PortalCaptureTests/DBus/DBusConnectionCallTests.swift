@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import PortalCapture
+import PortalTestSupport
 
 /// Method calls between two connections in one process, on a private dbus-daemon started by each test.
 @Suite("D-Bus calls on a private bus", .enabled(if: PrivateBus.isAvailable), .serialized)
@@ -159,7 +160,7 @@ struct DBusConnectionCallTests {
         try await Task.sleep(for: .milliseconds(100))
         pair.bus.stop()
         #expect(await task.value == .disconnected)
-        for _ in 0..<50 where client.isConnected { try await Task.sleep(for: .milliseconds(20)) }
+        _ = await eventually(timeout: .seconds(1)) { !client.isConnected }
         #expect(!client.isConnected)
     }
 

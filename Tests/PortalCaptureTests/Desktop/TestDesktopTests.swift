@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PortalTestSupport
 
 /// Tests of the headless test desktop itself (scripts/test-desktop): what every integration test stands on.
 @Suite("The headless test desktop", .tags(.desktop), .enabled(if: TestDesktop.isAvailable))

@@ -53,7 +53,7 @@ struct FoundationPageModeTests {
                 seen.append(Self.hashes(of: frame))
             }
             defer { capture.stop() }
-            #expect(await poll(timeout: .seconds(10)) { seen.all.count >= 12 })
+            #expect(await eventually(timeout: .seconds(10)) { seen.all.count >= 12 })
             let matches = seen.all.map { Self.offsets(of: $0, in: page, pageRows: pageRows) }
             #expect(matches.allSatisfy { !$0.isEmpty }, "every frame is the page at some offset")
             let offsets = matches.compactMap(\.first)

@@ -31,7 +31,7 @@ struct FoundationResponseTests {
             #expect(response.code == code, "\(response)")
             if let session {
                 // Any non-zero answer makes the frontend close the session (and the backend's).
-                #expect(await pollAsync { (try? await control.stat("live_sessions")) == 0 })
+                #expect(await eventually { (try? await control.stat("live_sessions")) == 0 })
                 await #expect(throws: DBusError.self, "later calls on the session are refused") {
                     _ = try await portal.selectSources(session)
                 }
@@ -68,7 +68,7 @@ struct FoundationResponseTests {
             #expect(try await control.stat("pending_requests") == 1)
             _ = try await portal.bus.call(destination: RawPortal.destination, path: pending.handle,
                                           interface: "org.freedesktop.portal.Request", member: "Close")
-            #expect(await pollAsync { (try? await control.stat("pending_requests")) == 0 },
+            #expect(await eventually { (try? await control.stat("pending_requests")) == 0 },
                     "the frontend passed Close on to the backend's request object")
             try? await portal.closeSession(session)
         }

@@ -49,7 +49,7 @@ struct FoundationScreenCastTests {
             #expect(zip(counters, counters.dropFirst()).allSatisfy { $0 < $1 }, "counters \(counters)")
 
             try await portal.closeSession(session)
-            #expect(await pollAsync { (try? await control.stat("live_streams")) == 0 }, "closing the session ends its stream")
+            #expect(await eventually { (try? await control.stat("live_streams")) == 0 }, "closing the session ends its stream")
             #expect(await capture.collector.waitForEvent { if case .ended = $0 { true } else { false } },
                     "the consumer sees its node go")
         }
@@ -134,7 +134,7 @@ struct FoundationScreenCastTests {
                     seen.append((n, drawn, frame.cursor != nil))
                 }
             defer { capture.stop() }
-            #expect(await poll(timeout: .seconds(10)) { seen.all.count >= 8 })
+            #expect(await eventually(timeout: .seconds(10)) { seen.all.count >= 8 })
             let frames = seen.all
             #expect(frames.allSatisfy { $0.drawn }, "\(frames.filter { !$0.drawn }.map(\.counter)) lack the cursor")
             #expect(frames.allSatisfy { !$0.metadata })

@@ -28,7 +28,7 @@ final class PrivateDaemon {
     var socketPath: String { runtimeDir + "/" + name }
 
     func waitUntilListening() async -> Bool {
-        await poll(timeout: .seconds(5)) { FileManager.default.fileExists(atPath: self.socketPath) }
+        await eventually(timeout: .seconds(5)) { FileManager.default.fileExists(atPath: self.socketPath) }
     }
 
     /// SIGKILL, as when the daemon crashes.
@@ -137,13 +137,13 @@ struct CoreConnectionTests {
 
         let killedAt = ContinuousClock.now
         daemon.kill()
-        let ended = await poll(timeout: .seconds(1)) { consumer.endCause != nil && producer.endCause != nil && audio.endCause != nil }
+        let ended = await eventually(timeout: .seconds(1)) { consumer.endCause != nil && producer.endCause != nil && audio.endCause != nil }
         #expect(ended, "ended within \(ContinuousClock.now - killedAt)")
         for cause in [consumer.endCause, producer.endCause, audio.endCause] {
             guard case .coreError(let res, _)? = cause else { Issue.record("cause \(String(describing: cause))"); continue }
             #expect(res == -EPIPE)
         }
-        #expect(await poll(timeout: .seconds(1)) {
+        #expect(await eventually(timeout: .seconds(1)) {
             coreEvents.received.contains { if case .error(0, _, -EPIPE, _) = $0 { true } else { false } }
         })
         guard case .coreError(0, -EPIPE, _)? = core.failure else { Issue.record("failure \(String(describing: core.failure))"); return }

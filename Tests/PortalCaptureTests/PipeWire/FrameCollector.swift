@@ -41,20 +41,10 @@ final class FrameCollector: Sendable {
 
     /// Waits until `condition` holds for the frames collected, or `timeout` passes; returns whether it held.
     func wait(timeout: Duration = .seconds(5), until condition: ([FrameSummary]) -> Bool) async -> Bool {
-        await poll(timeout: timeout) { condition(self.summaries) }
+        await eventually(timeout: timeout) { condition(self.summaries) }
     }
 
     func waitForEvent(timeout: Duration = .seconds(5), _ matches: (VideoCaptureEvent) -> Bool) async -> Bool {
-        await poll(timeout: timeout) { self.receivedEvents.contains(where: matches) }
+        await eventually(timeout: timeout) { self.receivedEvents.contains(where: matches) }
     }
-}
-
-/// Polls `condition` every 5 ms until it holds or `timeout` passes.
-func poll(timeout: Duration, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
 }

@@ -70,7 +70,7 @@ struct MicrophoneTests {
         let stream = try AudioCaptureStream(core: core, target: .object(try #require(mic.name)),
                                             handler: collector.handler)
         defer { stream.stop() }
-        let got = await poll(timeout: .seconds(6)) { collector.sampleFrames >= 2 * 48_000 }
+        let got = await eventually(timeout: .seconds(6)) { collector.sampleFrames >= 2 * 48_000 }
         #expect(got, "\(collector.sampleFrames) sample frames; stats \(stream.statistics), state \(stream.state)")
         let chunks = collector.received
         let format = try #require(chunks.first?.buffer.format)
@@ -104,7 +104,7 @@ struct MicrophoneTests {
         let audio = AudioCollector()
         let microphone = try AudioCaptureStream(core: core, target: .object(try #require(mic.name)), handler: audio.handler)
         defer { microphone.stop() }
-        #expect(await poll(timeout: .seconds(5)) { frames.summaries.count >= 15 && audio.received.count >= 15 })
+        #expect(await eventually(timeout: .seconds(5)) { frames.summaries.count >= 15 && audio.received.count >= 15 })
         for frame in frames.summaries {
             #expect(frame.timestamp <= frame.receivedAt && frame.receivedAt - frame.timestamp < frameDuration,
                     "video frame \(frame.sequence) is \(Int64(frame.receivedAt) - Int64(frame.timestamp)) ns old")

@@ -5,6 +5,7 @@ import Testing
 import Glibc
 #endif
 @testable import PortalCapture
+import PortalTestSupport
 
 /// The watcher needs only inotify (no desktop): these run with the unit tests. Serialized so the descriptor
 /// count in the release test sees only its own watchers.
@@ -223,10 +224,7 @@ struct PolicyWatcherTests {
         for _ in 0..<5 { watchers.append(try PolicyWatcher(subject: .alice, locations: fixture.locations)) }
         #expect(Self.inotifyDescriptors(watching: watched) == 5)
         watchers.removeAll()
-        let start = ContinuousClock.now
-        while Self.inotifyDescriptors(watching: watched) > 0 && ContinuousClock.now - start < .seconds(2) {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await eventually(timeout: .seconds(2)) { Self.inotifyDescriptors(watching: watched) <= 0 }
         #expect(Self.inotifyDescriptors(watching: watched) == 0)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 @testable import PortalCapture
+import PortalTestSupport
 
 /// A scriptable stand-in for the xdg-desktop-portal frontend, owning `org.freedesktop.portal.Desktop` on a private
 /// dbus-daemon: for what the real frontend cannot be made to do on demand (advertise version 1 or 3, answer with a
@@ -103,10 +104,7 @@ final class FakePortal: Sendable {
     /// The calls of `method` once there are `count` of them, or those there are after `limit`. (Calls sent without
     /// waiting for a reply, such as `Request.Close`, arrive a little later.)
     func waitForCalls(_ method: String, count: Int, within limit: Duration = .seconds(5)) async -> [Call] {
-        let deadline = ContinuousClock.now + limit
-        while calls(method).count < count, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await eventually(timeout: limit) { calls(method).count >= count }
         return calls(method)
     }
 

@@ -8,19 +8,6 @@ import Testing
 /// made to produce on demand.
 @Suite("Portal client against a fake portal", .enabled(if: PrivateBus.isAvailable), .timeLimit(.minutes(1)))
 struct FakePortalTests {
-    /// The portal error `body` throws; nil when it succeeds (any other error is recorded as an issue).
-    func error(_ body: () async throws -> Void) async -> PortalError? {
-        do {
-            try await body()
-            return nil
-        } catch let error as PortalError {
-            return error
-        } catch {
-            Issue.record("not a PortalError: \(error)")
-            return nil
-        }
-    }
-
     func tokenStore() -> RestoreTokenStore {
         RestoreTokenStore(directory: FileManager.default.temporaryDirectory
             .appendingPathComponent("fake-consent-\(UUID().uuidString)/restore-tokens"))
@@ -75,7 +62,7 @@ struct FakePortalTests {
                                                     cursorModes: version >= 2 ? 7 : nil))
         defer { fake.stop() }
         let portal = try fake.screenCast()
-        let failure = await error { _ = try await portal.start(options, appID: "app") }
+        let failure = await portalError { _ = try await portal.start(options, appID: "app") }
         #expect(failure == .requiresVersion(interface: ScreenCastPortal.interface, needed: needed, available: version))
         #expect(fake.calls.isEmpty)
     }
@@ -96,7 +83,7 @@ struct FakePortalTests {
         let fake = try await FakePortal.start()
         defer { fake.stop() }
         fake.script("Start", .respond(0, ["streams": "not streams"]))
-        let failure = await error { _ = try await fake.screenCast().start(ScreenCastOptions(), appID: "app") }
+        let failure = await portalError { _ = try await fake.screenCast().start(ScreenCastOptions(), appID: "app") }
         guard case .malformedReply(let method, let key, _)? = failure else {
             Issue.record("expected a malformed reply, got \(String(describing: failure))")
             return
@@ -117,7 +104,7 @@ struct FakePortalTests {
         let fake = try await FakePortal.start()
         defer { fake.stop() }
         fake.script(method, reply)
-        let failure = await error { _ = try await fake.screenCast().start(ScreenCastOptions(), appID: "app") }
+        let failure = await portalError { _ = try await fake.screenCast().start(ScreenCastOptions(), appID: "app") }
         guard case .malformedReply(let failedMethod, let failedKey, _)? = failure else {
             Issue.record("expected a malformed reply, got \(String(describing: failure))")
             return
@@ -134,7 +121,7 @@ struct FakePortalTests {
         let fake = try await FakePortal.start()
         defer { fake.stop() }
         fake.script("Start", .respond(code, DBusVardict()))
-        let failure = await error { _ = try await fake.screenCast().start(ScreenCastOptions(), appID: "app") }
+        let failure = await portalError { _ = try await fake.screenCast().start(ScreenCastOptions(), appID: "app") }
         #expect(failure == expected)
         #expect(fake.calls("Session.Close").count == 1)
     }
@@ -146,7 +133,7 @@ struct FakePortalTests {
         fake.script("SelectSources", .never)
         let portal = try fake.screenCast(timeouts: PortalTimeouts(consent: .milliseconds(500), call: .seconds(30)))
         let session = try await portal.createSession()
-        let (failure, elapsed) = await measure { await error { try await session.selectSources(ScreenCastOptions()) } }
+        let (failure, elapsed) = await measure { await portalError { try await session.selectSources(ScreenCastOptions()) } }
         #expect(failure == .timedOut(request: "SelectSources", seconds: 0.5))
         // Well under the 30 s of every other timeout; the margin is for a loaded machine.
         #expect(elapsed >= .milliseconds(500) && elapsed < .seconds(5))
@@ -162,7 +149,7 @@ struct FakePortalTests {
         fake.script("Start", .never)
         let portal = try fake.screenCast()
         let task = Task { () async -> PortalError? in
-            await error { _ = try await portal.start(ScreenCastOptions(), appID: "app") }
+            await portalError { _ = try await portal.start(ScreenCastOptions(), appID: "app") }
         }
         while fake.calls("Start").isEmpty { try await Task.sleep(for: .milliseconds(10)) }
         task.cancel()
@@ -176,7 +163,7 @@ struct FakePortalTests {
         defer { fake.stop() }
         fake.script("SelectSources", .error(name: "org.freedesktop.portal.Error.InvalidArgument",
                                             message: "Unavailable cursor mode 8"))
-        let failure = await error {
+        let failure = await portalError {
             _ = try await fake.screenCast().start(ScreenCastOptions().cursor(CursorModes(rawValue: 8)), appID: "app")
         }
         #expect(failure == .invalidArgument(message: "Unavailable cursor mode 8"))
@@ -190,7 +177,7 @@ struct FakePortalTests {
         let portal = try fake.screenCast()
         let session = try await portal.createSession()
         try await session.selectSources(ScreenCastOptions())
-        let pending = Task { await error { try await session.start() } }
+        let pending = Task { await portalError { try await session.start() } }
         #expect(await fake.waitForCalls("Start", count: 1).count == 1)
         fake.vanish()
         #expect(await pending.value == .portalVanished(during: "Start"))
@@ -216,7 +203,7 @@ struct FakePortalTests {
         #expect(reports.withLock { $0 } == [.byPortal])
         #expect(session.closure == .byPortal)
         #expect(fake.calls("Session.Close").isEmpty)
-        let late = await error { _ = try await session.openPipeWireRemote() }
+        let late = await portalError { _ = try await session.openPipeWireRemote() }
         #expect(late == .sessionClosed)
     }
 
@@ -240,7 +227,7 @@ struct FakePortalTests {
         defer { fake.stop() }
         let session = try await fake.screenCast().createSession()
         fake.forget(session.handle)
-        let failure = await error { try await session.selectSources(ScreenCastOptions()) }
+        let failure = await portalError { try await session.selectSources(ScreenCastOptions()) }
         #expect(failure == .sessionClosed)
         #expect(fake.calls("SelectSources").count == 1)
     }
@@ -272,7 +259,7 @@ struct FakePortalTests {
         let memory = ConsentMemory(store: tokenStore(), maxAge: nil)
         try memory.remember("old-token", for: "app")
         fake.script("Start", .respond(2, DBusVardict()), .respond(2, DBusVardict()))
-        let failure = await error { _ = try await fake.screenCast().start(ScreenCastOptions(), appID: "app", consent: memory) }
+        let failure = await portalError { _ = try await fake.screenCast().start(ScreenCastOptions(), appID: "app", consent: memory) }
         #expect(failure == .ended)
         #expect(fake.calls("CreateSession").count == 2)
         #expect(memory.store.entry(for: "app") == nil)
@@ -285,7 +272,7 @@ struct FakePortalTests {
         let memory = ConsentMemory(store: tokenStore(), maxAge: nil)
         try memory.remember("old-token", for: "app")
         fake.script("Start", .respond(1, DBusVardict()))
-        let failure = await error { _ = try await fake.screenCast().start(ScreenCastOptions(), appID: "app", consent: memory) }
+        let failure = await portalError { _ = try await fake.screenCast().start(ScreenCastOptions(), appID: "app", consent: memory) }
         #expect(failure == .cancelled)
         #expect(fake.calls("CreateSession").count == 1)
     }
@@ -313,7 +300,7 @@ struct FakePortalTests {
         defer { bus.stop() }
         let portal = ScreenCastPortal(connection: try bus.connect())
         #expect(await portal.availability() == .unavailable(.portalNotFound))
-        let failure = await error { _ = try await portal.start(ScreenCastOptions(), appID: "app") }
+        let failure = await portalError { _ = try await portal.start(ScreenCastOptions(), appID: "app") }
         #expect(failure == .portalNotFound)
 
         let fake = try await FakePortal(bus: bus, configuration: .init(screenCast: false))
@@ -379,7 +366,7 @@ struct FakePortalTests {
         let fake = try await FakePortal.start()
         defer { fake.stop() }
         fake.screenshotURI = uri
-        let failure = await error { _ = try await fake.screenshotPortal().take() }
+        let failure = await portalError { _ = try await fake.screenshotPortal().take() }
         switch failure {
         case .malformedReply(_, let key, _)?: #expect(key.contains(problem))
         case .fileUnreadable(let path, _)?: #expect(problem == "unreadable" && path == "/nonexistent/pwrecord/a.png")

@@ -21,18 +21,6 @@ struct PortalDesktopTests {
         portal = ScreenCastPortal(connection: bus, timeouts: PortalTimeouts(consent: .seconds(20), call: .seconds(10)))
     }
 
-    func error(_ body: () async throws -> Void) async -> PortalError? {
-        do {
-            try await body()
-            return nil
-        } catch let error as PortalError {
-            return error
-        } catch {
-            Issue.record("not a PortalError: \(error)")
-            return nil
-        }
-    }
-
     func consent(maxAge: Duration? = .seconds(600)) -> ConsentMemory {
         ConsentMemory(store: RestoreTokenStore(directory: FileManager.default.temporaryDirectory
             .appendingPathComponent("desktop-consent-\(UUID().uuidString)/restore-tokens")), maxAge: maxAge)
@@ -164,7 +152,7 @@ struct PortalDesktopTests {
     func declinedAndFailed(method: String, response: UInt32) async throws {
         try await TestPortalControl.exclusively { control in
             try await control.setNextResponse(method, response)
-            let failure = await error { _ = try await portal.start(ScreenCastOptions(), appID: "app") }
+            let failure = await portalError { _ = try await portal.start(ScreenCastOptions(), appID: "app") }
             #expect(failure == (response == 1 ? .cancelled : .ended))
         }
     }
@@ -177,7 +165,7 @@ struct PortalDesktopTests {
             defer { Task { await session.close() } }
             try await session.selectSources(ScreenCastOptions())
             try await control.setNextResponse("Start", 3)
-            let (failure, elapsed) = await measure { await error { try await session.start() } }
+            let (failure, elapsed) = await measure { await portalError { try await session.start() } }
             #expect(failure == .timedOut(request: "Start", seconds: 1))
             // Well under the 30 s of every other timeout; the margin is for a loaded machine.
             #expect(elapsed >= .seconds(1) && elapsed < .seconds(6))
@@ -188,7 +176,7 @@ struct PortalDesktopTests {
     func unavailableCursorMode() async throws {
         try await TestPortalControl.exclusively { control in
             let before = try await control.stat("dialogs_shown")
-            let failure = await error {
+            let failure = await portalError {
                 _ = try await portal.start(ScreenCastOptions().cursor(CursorModes(rawValue: 8)), appID: "app")
             }
             guard case .invalidArgument(let message)? = failure else {
@@ -211,7 +199,7 @@ struct PortalDesktopTests {
             #expect(await collect(events, count: 2, within: .seconds(2)) == [.byPortal])
             await session.close()
             #expect(reports.withLock { $0 } == [.byPortal])
-            #expect(await error { _ = try await session.openPipeWireRemote() } == .sessionClosed)
+            #expect(await portalError { _ = try await session.openPipeWireRemote() } == .sessionClosed)
         }
     }
 

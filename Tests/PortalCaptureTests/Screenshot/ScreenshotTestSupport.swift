@@ -95,21 +95,8 @@ enum ScreenshotTestSupport {
 
     /// Runs `tool` with `arguments`; returns its exit status, standard output and standard error.
     static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: self.tool(tool) ?? tool)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both pipes while the tool runs, so a large output cannot block it.
-        nonisolated(unsafe) var errorData = Data()
-        let reader = Thread { errorData = err.fileHandleForReading.readDataToEndOfFile() }
-        reader.start()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !reader.isFinished { usleep(1000) }
-        return (process.terminationStatus, output, String(decoding: errorData, as: UTF8.self))
+        let o = try MediaTool.runAny(self.tool(tool) ?? tool, arguments)
+        return (o.status, o.stdout, o.stderr)
     }
 
     /// Decodes a PNG with ffmpeg into RGBA bytes.
@@ -118,13 +105,11 @@ enum ScreenshotTestSupport {
                                          "-of", "csv=p=0", path])
         let size = String(decoding: probe.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             .split(separator: ",").compactMap { Int($0) }
-        guard size.count == 2 else { throw ToolFailure(message: "ffprobe \(path): \(probe.error)") }
+        guard size.count == 2 else { throw ToolError("ffprobe \(path): \(probe.error)") }
         let decoded = try run("ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
-        guard decoded.status == 0 else { throw ToolFailure(message: "ffmpeg \(path): \(decoded.error)") }
+        guard decoded.status == 0 else { throw ToolError("ffmpeg \(path): \(decoded.error)") }
         return (size[0], size[1], [UInt8](decoded.output))
     }
-
-    struct ToolFailure: Error, CustomStringConvertible { var message: String; var description: String { message } }
 
     /// A fresh private directory for one test's files.
     static func temporaryDirectory() throws -> String {
