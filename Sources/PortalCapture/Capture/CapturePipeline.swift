@@ -160,6 +160,9 @@ public final class CapturePipeline: Sendable {
                           droppedFrames: q.droppedVideo + q.rejectedVideo + skipped + s.capped, duration: duration)
     }
 
+    /// The video stream's own counters (borrowed and copied frames, skips), once started.
+    public var videoStreamStatistics: VideoCaptureStatistics? { streams.withLock { $0.video?.statistics } }
+
     /// The negotiated video format, once known.
     public var videoFormat: VideoFormat? { streams.withLock { $0.video?.currentFormat } }
 

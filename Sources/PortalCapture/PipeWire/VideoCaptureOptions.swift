@@ -17,6 +17,17 @@ public struct VideoCaptureOptions: Sendable, Equatable {
     /// End the stream with `.noFrames` when no buffer arrives for this long (nil: never). Note that
     /// compositors send nothing while the screen does not change, so pick a generous value.
     public var noFrameTimeout: Duration?
+    /// Hand frames on in PipeWire's own (memfd) buffers instead of copying them (see `BufferLender`). A
+    /// frame is still copied when the buffer is not memfd, `maximumBorrowedFrames` are still held downstream,
+    /// or only `buffersLeftToProducer` would be left.
+    public var zeroCopy = true
+    /// Frames holding a PipeWire buffer at once. One suffices for sinks that keep up (each frame is released
+    /// before the next arrives); more let a slow sink slow the producer down.
+    public var maximumBorrowedFrames = 1
+    /// Buffers asked of the producer (`SPA_PARAM_BUFFERS_buffers` default; the producer has the last word).
+    public var bufferCount = 8
+    /// Buffers never lent to frames, so the producer always has one to fill.
+    public var buffersLeftToProducer = 2
     /// Frame storages the stream's own pool keeps (when no storage provider is given). A frame is skipped
     /// (counted in `skippedNoStorage`) when all are still held downstream.
     public var storagePoolSize = 6
@@ -38,6 +49,9 @@ public struct VideoCaptureOptions: Sendable, Equatable {
         }
         if maxCursorSize < 1 { throw .invalidArgument("maxCursorSize \(maxCursorSize)") }
         if let t = noFrameTimeout, t <= .zero { throw .invalidArgument("noFrameTimeout \(t)") }
+        if !(2...16).contains(bufferCount) { throw .invalidArgument("bufferCount \(bufferCount) (2...16)") }
+        if maximumBorrowedFrames < 1 { throw .invalidArgument("maximumBorrowedFrames \(maximumBorrowedFrames)") }
+        if buffersLeftToProducer < 1 { throw .invalidArgument("buffersLeftToProducer \(buffersLeftToProducer)") }
         if storagePoolSize < 1 { throw .invalidArgument("storagePoolSize \(storagePoolSize)") }
     }
 }

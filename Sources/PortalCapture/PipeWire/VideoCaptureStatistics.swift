@@ -1,9 +1,11 @@
 /// Counters of a `VideoCaptureStream` (a snapshot).
 public struct VideoCaptureStatistics: Sendable, Equatable {
-    /// Buffers dequeued from PipeWire (every one is requeued).
+    /// Buffers dequeued from PipeWire (every one is requeued: at once, or when its frame is released).
     public var buffersReceived = 0
     /// Frames with new pixels handed to the frame handler.
     public var framesDelivered = 0
+    /// Of `framesDelivered`, those handed on in PipeWire's buffer without a copy.
+    public var framesBorrowed = 0
     /// Metadata-only buffers (zero-size chunk: the cursor moved) handed on as the last frame with the new cursor.
     public var cursorUpdates = 0
     /// Older buffers passed over when several were waiting (draining to the newest).

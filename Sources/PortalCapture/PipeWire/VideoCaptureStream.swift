@@ -3,7 +3,8 @@ import Glibc
 import Synchronization
 
 /// A video consumer: a `pw_stream` (direction `SPA_DIRECTION_INPUT`, `AUTOCONNECT | MAP_BUFFERS`) linked to a
-/// screen-cast node, copying each frame into a `FrameStorage` and handing it on as a `VideoFrame`.
+/// screen-cast node, handing each frame on as a `VideoFrame` that borrows PipeWire's buffer (no copy) or, when
+/// it cannot, holds a copy.
 ///
 /// Threading contract: `frameHandler` and `eventHandler` are called on the core's loop thread (the PipeWire
 /// data thread) with the loop lock held. They must not block: hand the frame to a queue and return. Do not
@@ -11,10 +12,13 @@ import Synchronization
 /// sequence carries the same events for async consumers.
 ///
 /// The frame path (`process`): dequeue every waiting buffer, take the newest one with valid pixels (older ones
-/// are counted as `skippedStale`), apply the cursor metadata of all of them in order, copy the pixels into a
-/// storage (from the provider, or the stream's own small pool), requeue every buffer (always, in `defer`),
-/// then call `frameHandler`. A zero-size chunk is metadata only: the last frame is handed on again with the
-/// new cursor. Buffers flagged corrupted are skipped.
+/// are counted as `skippedStale`), apply the cursor metadata of all of them in order, and call
+/// `frameHandler`. The frame borrows the newest buffer (`BufferLender`: a memfd buffer is mapped by us and
+/// queued back to PipeWire when the last reference to the frame goes, on any thread), unless `zeroCopy` is
+/// off, the buffer is not memfd, or too many buffers are already out: then the pixels are copied into a
+/// storage (from the provider, or the stream's own small pool). Every other buffer is requeued at once
+/// (always, in `defer`). A zero-size chunk is metadata only: the last frame is handed on again with the new
+/// cursor. Buffers flagged corrupted are skipped.
 ///
 /// DMA-BUF is not offered: frames need CPU access and a linear-modifier import is left for later, so the
 /// producer falls back to MemFd / MemPtr shared memory.
@@ -30,6 +34,7 @@ public final class VideoCaptureStream: @unchecked Sendable {
     private let lifecycle: StreamLifecycle<VideoCaptureEvent>
     private let shared = Mutex(Shared())
     private var handle: StreamHandle?
+    private var lender: BufferLender?
     private var stopping = false
     private var format: VideoFormat?
     private var pool: [FrameStorage] = []
@@ -115,6 +120,10 @@ public final class VideoCaptureStream: @unchecked Sendable {
         }
         props.merge(options.properties) { $1 }
         let handle = try StreamHandle(core: pwCore, name: options.nodeName, properties: props, owner: self)
+        let lender = options.zeroCopy
+            ? BufferLender(core: core, maximumLent: options.maximumBorrowedFrames, reserve: options.buffersLeftToProducer)
+            : nil
+        lender?.attach(handle.stream!)
         let b = SPAPodBuilder()
         VideoParams.enumFormat(into: b, formats: options.formats,
                                preferredSize: (options.preferredWidth, options.preferredHeight),
@@ -124,10 +133,12 @@ public final class VideoCaptureStream: @unchecked Sendable {
             pw_stream_connect(handle.stream, SPA_DIRECTION_INPUT, targetID, pw_stream_flags(flags), pods, count)
         }
         guard rc >= 0 else {
+            lender?.close()
             handle.destroy()
             throw .streamConnectFailed(errno: -rc)
         }
         self.handle = handle
+        self.lender = lender
         core.addObserver(self)
         if let timeout = options.noFrameTimeout { lifecycle.startWatchdog(loop: core.loop, timeout: timeout) }
     }
@@ -137,6 +148,8 @@ public final class VideoCaptureStream: @unchecked Sendable {
             stopping = true
             lifecycle.stopWatchdog()
             core.removeObserver(self)
+            lender?.close()   // before the stream goes: frames still out keep their mapping, never requeue
+            lender = nil
             if let handle {
                 self.handle = nil
                 if pw_thread_loop_in_thread(core.threadLoop) {
@@ -191,11 +204,12 @@ extension VideoCaptureStream: StreamHandleOwner {
         }
         format = newFormat
         update { $0.format = newFormat }
-        // Each frame is copied out as soon as it is dequeued, so a few buffers suffice; every buffer is a mapped
-        // memfd in this process (8 MB each at 1080p), so asking for more only costs memory.
+        // Frames borrow buffers until the sinks let go, and `buffersLeftToProducer` always stay with the
+        // producer; a frame is copied only when more are out. Buffers live in the producer's memory (a memfd),
+        // so more of them cost this process address space, not copies.
         let b = SPAPodBuilder()
-        VideoParams.buffers(into: b, stride: newFormat.minimumStride, height: newFormat.height, count: (4, 2, 16),
-                            dataTypes: [SPA_DATA_MemPtr, SPA_DATA_MemFd])
+        VideoParams.buffers(into: b, stride: newFormat.minimumStride, height: newFormat.height,
+                            count: (Int32(options.bufferCount), 2, 16), dataTypes: [SPA_DATA_MemPtr, SPA_DATA_MemFd])
         VideoParams.meta(into: b, SPA_META_Header, size: MemoryLayout<spa_meta_header>.size)
         VideoParams.meta(into: b, SPA_META_VideoCrop, size: MemoryLayout<spa_meta_region>.size)
         if options.cursorMetadata {
@@ -212,19 +226,30 @@ extension VideoCaptureStream: StreamHandleOwner {
         lifecycle.emit(.formatChanged(newFormat))
     }
 
+    func streamAddBuffer(_ buffer: UnsafeMutablePointer<pw_buffer>) { lender?.add(buffer) }
+
+    func streamRemoveBuffer(_ buffer: UnsafeMutablePointer<pw_buffer>) { lender?.remove(buffer) }
+
     func streamProcess() {
         guard let stream = handle?.stream else { return }
         let now = monotonicNanoseconds()
         lifecycle.noteActivity(now)
+        lender?.cycleStarted()
         withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<pw_buffer>.self, capacity: 32) { waiting in
             var count = 0
             while count < waiting.count, let b = pw_stream_dequeue_buffer(stream) {
                 waiting[count] = b
                 count += 1
             }
-            defer { for i in 0..<count { pw_stream_queue_buffer(stream, waiting[i]) } }
+            var lent: UnsafeMutablePointer<pw_buffer>?
+            defer {
+                for i in 0..<count where waiting[i] != lent {
+                    pw_stream_queue_buffer(stream, waiting[i])
+                    lender?.noteQueued()
+                }
+            }
             guard count > 0 else { return }
-            process(UnsafeMutableBufferPointer(rebasing: waiting[0..<count]), stream: stream, now: now)
+            lent = process(UnsafeMutableBufferPointer(rebasing: waiting[0..<count]), stream: stream, now: now)
         }
     }
 
@@ -244,15 +269,18 @@ extension VideoCaptureStream: PipeWireCoreObserver {}
 
 extension VideoCaptureStream {
     private struct Counts {
-        var stale = 0, corrupted = 0, invalid = 0, noStorage = 0, delivered = 0, cursorOnly = 0
+        var stale = 0, corrupted = 0, invalid = 0, noStorage = 0, delivered = 0, cursorOnly = 0, borrowed = 0
     }
 
-    /// Picks the newest buffer with pixels among `buffers` (oldest first), applies cursor metadata, copies
-    /// and delivers. The caller requeues every buffer.
+    /// Picks the newest buffer with pixels among `buffers` (oldest first), applies cursor metadata, and
+    /// delivers it, borrowed or copied. Returns the buffer lent to the frame, which the caller must not
+    /// requeue; the caller requeues every other one.
     private func process(_ buffers: UnsafeMutableBufferPointer<UnsafeMutablePointer<pw_buffer>>,
-                         stream: OpaquePointer, now: UInt64) {
+                         stream: OpaquePointer, now: UInt64) -> UnsafeMutablePointer<pw_buffer>? {
         var counts = Counts()
-        var newest: (buffer: UnsafeMutablePointer<spa_buffer>, header: UnsafeMutablePointer<spa_meta_header>?)?
+        var lentBuffer: UnsafeMutablePointer<pw_buffer>?
+        var newest: (pw: UnsafeMutablePointer<pw_buffer>, buffer: UnsafeMutablePointer<spa_buffer>,
+                     header: UnsafeMutablePointer<spa_meta_header>?)?
         var sawMetadataOnly = false
         var cursorChanged = false
         let ended = lifecycle.hasEnded
@@ -286,7 +314,7 @@ extension VideoCaptureStream {
                 continue
             }
             if newest != nil { counts.stale += 1 }
-            newest = (spaBuffer, header)
+            newest = (pwBuffer, spaBuffer, header)
         }
         defer {
             let c = counts
@@ -298,17 +326,23 @@ extension VideoCaptureStream {
                 s.statistics.skippedNoStorage += c.noStorage
                 s.statistics.framesDelivered += c.delivered
                 s.statistics.cursorUpdates += c.cursorOnly
+                s.statistics.framesBorrowed += c.borrowed
             }
         }
         sequence &+= UInt64(counts.stale)
-        if ended { return }
+        if ended { return nil }
         if let newest {
             sequence &+= 1
-            guard let format else { counts.invalid += 1; return }
+            lastFrame = nil   // let go of a buffer it may borrow before lending the next one
+            guard let format else { counts.invalid += 1; return nil }
             let timestamp = Self.timestamp(header: newest.header, stream: stream, now: now)
-            switch copyFrame(newest.buffer, format: format, timestamp: timestamp) {
-            case .success(let frame):
+            switch frame(newest.pw, newest.buffer, format: format, timestamp: timestamp) {
+            case .success(let (frame, borrowed)):
                 counts.delivered += 1
+                if borrowed {
+                    counts.borrowed += 1
+                    lentBuffer = newest.pw
+                }
                 lastFrame = frame
                 frameHandler(frame)
             case .failure(.noStorage): counts.noStorage += 1
@@ -323,20 +357,29 @@ extension VideoCaptureStream {
             counts.cursorOnly += 1
             frameHandler(frame)
         }
+        return lentBuffer
     }
 
     private enum CopyFailure: Error { case noStorage, invalid }
 
-    private func copyFrame(_ buffer: UnsafeMutablePointer<spa_buffer>, format: VideoFormat,
-                           timestamp: UInt64) -> Result<VideoFrame, CopyFailure> {
+    /// The frame in `buffer`: borrowing it when the lender can, else copied. `borrowed` says which.
+    private func frame(_ pwBuffer: UnsafeMutablePointer<pw_buffer>, _ buffer: UnsafeMutablePointer<spa_buffer>,
+                       format: VideoFormat, timestamp: UInt64) -> Result<(VideoFrame, borrowed: Bool), CopyFailure> {
         let data = buffer.pointee.datas[0]
-        guard let base = data.data, let chunk = data.chunk?.pointee else { return .failure(.invalid) }
+        guard let chunk = data.chunk?.pointee else { return .failure(.invalid) }
         let rowBytes = format.minimumStride
         let sourceStride = chunk.stride > 0 ? Int(chunk.stride) : rowBytes
         let offset = Int(chunk.offset % max(data.maxsize, 1))
         let needed = sourceStride * (format.height - 1) + rowBytes
         guard chunk.stride >= 0, sourceStride >= rowBytes, Int(chunk.size) >= needed,
               offset + needed <= Int(data.maxsize) else { return .failure(.invalid) }
+        let crop = BufferMetadata.crop(buffer, width: format.width, height: format.height)
+        if let lender, let storage = lender.lend(pwBuffer, offset: offset, byteCount: sourceStride * format.height) {
+            return .success((VideoFrame(format: format, stride: sourceStride, timestamp: timestamp, sequence: sequence,
+                                        crop: crop, cursor: options.cursorMetadata ? cursor : nil, storage: storage),
+                             true))
+        }
+        guard let base = data.data else { return .failure(.invalid) }
         let byteCount = rowBytes * format.height
         guard let storage = storage(byteCount: byteCount) else { return .failure(.noStorage) }
         let source = UnsafeRawPointer(base).advanced(by: offset)
@@ -348,9 +391,9 @@ extension VideoCaptureStream {
                                                                       byteCount: rowBytes)
             }
         }
-        let crop = BufferMetadata.crop(buffer, width: format.width, height: format.height)
-        return .success(VideoFrame(format: format, stride: rowBytes, timestamp: timestamp, sequence: sequence,
-                                   crop: crop, cursor: options.cursorMetadata ? cursor : nil, storage: storage))
+        return .success((VideoFrame(format: format, stride: rowBytes, timestamp: timestamp, sequence: sequence,
+                                    crop: crop, cursor: options.cursorMetadata ? cursor : nil, storage: storage),
+                         false))
     }
 
     /// From the provider, or the own pool: a storage nobody else holds (`isKnownUniquelyReferenced`).

@@ -61,8 +61,9 @@ struct ConsumeCommand {
         } else {
             await signals.wait()
             await capture.finish()
-            Output.line(String(format: "ours (%@): %d frames delivered in all, %d dropped, cpu %.0f ms in all (startup included)",
-                         path.rawValue, capture.frames, capture.dropped, (ProcessMeasures.cpuSeconds() - cpuAtStart) * 1000))
+            Output.line(String(format: "ours (%@): %d frames delivered in all (%d without a copy), %d dropped, cpu %.0f ms in all (startup included)",
+                         path.rawValue, capture.frames, capture.borrowed, capture.dropped,
+                         (ProcessMeasures.cpuSeconds() - cpuAtStart) * 1000))
         }
         await capture.finish()
         core.close()
@@ -103,6 +104,9 @@ struct ConsumeCommand {
         var frames: Int { sink?.counts.videoFrames ?? streamFrames.value.load(ordering: .relaxed) }
 
         var dropped: Int { pipeline?.statistics.droppedFrames ?? stream?.statistics.framesSkipped ?? 0 }
+
+        /// Frames handed on in PipeWire's buffer, without a copy.
+        var borrowed: Int { (pipeline?.videoStreamStatistics ?? stream?.statistics)?.framesBorrowed ?? 0 }
 
         func finish() async {
             _ = await pipeline?.finish()
