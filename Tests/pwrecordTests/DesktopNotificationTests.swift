@@ -38,6 +38,23 @@ struct DesktopNotificationTests {
         #expect(try MediaTool.probe(out.path).contains { $0.type == "video" })
     }
 
+    @Test("a recording that ends by its --duration closes its notification too, after showing it")
+    func closedAfterDuration() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let out = home.root.appendingPathComponent("d.mkv")
+        let (service, result) = try await TestPortalControl.exclusively { _ in
+            let service = try await FakeNotificationService.start()
+            let result = try Pwrecord.run(["record", "-o", out.path, "--duration", "1"], environment: home.env)
+            await service.stop()
+            return (service, result)
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        let shown = try #require(service.notifications.first)
+        #expect(service.calls == [.notify(shown), .close(shown.id)])
+        #expect(FileManager.default.fileExists(atPath: out.path))
+    }
+
     @Test("without a notification service the recording works and nothing is reported")
     func noServiceIsNotAnError() async throws {
         let home = try TestHome()
