@@ -24,17 +24,29 @@ struct CommandRunner {
             console.out(HelpFormatter().help(for: parser.spec(at: parsed.path), path: parsed.path, footer: footer), terminator: "")
             return .success
         }
+        let command = parsed.path.dropFirst().joined(separator: " ")
+        // The commands that take defaults from the user's config read it first; a wrong line is a usage error.
+        var config = UserConfig()
+        if ["record", "screenshot", "last save"].contains(command) {
+            config = UserConfig.load()
+            for (i, problem) in config.problems.enumerated() {
+                console.error(problem.description, hint: i == config.problems.count - 1 ? problem.hint : nil)
+            }
+            if !config.problems.isEmpty { return .usage }
+        }
         do {
-            switch parsed.path.dropFirst().joined(separator: " ") {
+            switch command {
             case "policy check": return try PolicyCommands.check(parsed, console: console)
             case "policy explain": return try PolicyCommands.explain(parsed, console: console)
             case "sinks": return SinksCommand.run(parsed, console: console)
-            case "record": return try await RecordCommand.run(parsed, console: console)
+            case "record": return try await RecordCommand.run(parsed, config: config, console: console)
             case "status": return await StatusCommand.run(parsed, console: console)
-            case "screenshot": return try await ScreenshotCommand.run(parsed, console: console)
-            case "last", "last info", "last save", "last discard", "last open": return LastCommand.run(parsed, console: console)
+            case "screenshot": return try await ScreenshotCommand.run(parsed, config: config, console: console)
+            case "last", "last info", "last save", "last discard", "last open":
+                return LastCommand.run(parsed, config: config, console: console)
+            case "completion": return try CompletionCommand.run(parsed, console: console)
             default:
-                console.error("'\(parsed.path.dropFirst().joined(separator: " "))' is not available in this build yet",
+                console.error("'\(command)' is not available in this build yet",
                               hint: "see 'pwrecord --help'")
                 return .failure
             }

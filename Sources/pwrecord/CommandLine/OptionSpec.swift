@@ -15,15 +15,18 @@ struct OptionSpec: Sendable {
     var defaultValue: String?
     /// May be given more than once (`--mask` ..., `--sink` ...).
     var repeatable: Bool
+    /// What the value may be (`.text` for flags).
+    var domain: ValueDomain
 
     static func flag(_ long: String, short: Character? = nil, help: String) -> OptionSpec {
-        OptionSpec(long: long, short: short, kind: .flag, help: help, defaultValue: nil, repeatable: false)
+        OptionSpec(long: long, short: short, kind: .flag, help: help, defaultValue: nil, repeatable: false, domain: .text)
     }
 
     static func value(_ long: String, short: Character? = nil, valueName: String, help: String,
-                      default defaultValue: String? = nil, repeatable: Bool = false) -> OptionSpec {
+                      default defaultValue: String? = nil, repeatable: Bool = false,
+                      domain: ValueDomain = .text) -> OptionSpec {
         OptionSpec(long: long, short: short, kind: .value(name: valueName), help: help,
-                   defaultValue: defaultValue, repeatable: repeatable)
+                   defaultValue: defaultValue, repeatable: repeatable, domain: domain)
     }
 
     var takesValue: Bool {
@@ -45,4 +48,5 @@ struct PositionalSpec: Sendable {
     var name: String
     var help: String
     var optional: Bool
+    var domain: ValueDomain = .text
 }

@@ -2,6 +2,13 @@
 enum PwrecordCommands {
     static let version = "0.1.0"
 
+    /// The words enumerated options take; commands validate against these and completion offers them.
+    static let sourceKinds = ["monitor", "window"]
+    static let cursorModes = ["hidden", "embedded", "metadata"]
+    static let codecs = ["h264", "vp9", "av1", "ffv1"]
+    static let containers = ["mkv", "mp4", "webm"]
+    static let shells = ["bash"]
+
     static let record = CommandSpec(
         name: "record",
         abstract: "Record the screen through the desktop's screen-cast portal.",
@@ -12,16 +19,22 @@ enum PwrecordCommands {
             'pwrecord last'.
             """,
         options: [
-            .value("output", short: "o", valueName: "file", help: "Write the recording to this file (its extension picks the container)."),
+            .value("output", short: "o", valueName: "file",
+                   help: "Write the recording to this file (its extension picks the container).", domain: .file),
+            .flag("force", help: "Overwrite the -o file when it exists."),
             .value("duration", valueName: "time", help: "Stop after this long, e.g. 5, 90s, 2m, 1h30m."),
             .flag("mic", help: "Record the microphone too."),
-            .value("source", valueName: "kind", help: "What to record: monitor or window.", default: "monitor"),
-            .value("cursor", valueName: "mode", help: "Cursor: hidden, embedded or metadata.", default: "embedded"),
+            .value("source", valueName: "kind", help: "What to record: monitor or window.", default: "monitor",
+                   domain: .oneOf(sourceKinds)),
+            .value("cursor", valueName: "mode", help: "Cursor: hidden, embedded or metadata.", default: "embedded",
+                   domain: .oneOf(cursorModes)),
             .value("fps", valueName: "n", help: "Frame rate cap.", default: "30"),
             .flag("cfr", help: "Constant frame rate: duplicate or drop frames to --fps."),
             .flag("vfr", help: "Variable frame rate: keep PipeWire's timestamps (the default)."),
-            .value("codec", valueName: "codec", help: "Video codec: h264, vp9, av1 or ffv1.", default: "h264"),
-            .value("container", valueName: "kind", help: "Container: mkv, mp4 or webm.", default: "mkv"),
+            .value("codec", valueName: "codec", help: "Video codec: h264, vp9, av1 or ffv1.", default: "h264",
+                   domain: .oneOf(codecs)),
+            .value("container", valueName: "kind", help: "Container: mkv, mp4 or webm.", default: "mkv",
+                   domain: .oneOf(containers)),
             .value("crop", valueName: "x,y,w,h", help: "Record only this region of the source."),
             .value("mask", valueName: "x,y,w,h", help: "Black out this region.", repeatable: true),
             .value("sink", valueName: "id[:opts]", help: "Send samples to this sink too (see 'pwrecord sinks').", repeatable: true),
@@ -36,7 +49,7 @@ enum PwrecordCommands {
                         options: [.flag("json", help: "Print JSON.")]),
             CommandSpec(name: "save", abstract: "Save the kept recording to a file.",
                         options: [.flag("force", help: "Overwrite an existing file.")],
-                        positionals: [PositionalSpec(name: "dest", help: "Where to save it.", optional: false)]),
+                        positionals: [PositionalSpec(name: "dest", help: "Where to save it.", optional: false, domain: .file)]),
             CommandSpec(name: "discard", abstract: "Delete the kept recording."),
             CommandSpec(name: "open", abstract: "Open the kept recording with the default player."),
         ])
@@ -45,7 +58,8 @@ enum PwrecordCommands {
         name: "screenshot",
         abstract: "Take a screenshot through the portal, or a long scrolling one.",
         options: [
-            .value("output", short: "o", valueName: "file", help: "Write a .png or .pdf file.", default: "screenshot.png"),
+            .value("output", short: "o", valueName: "file", help: "Write a .png or .pdf file.", default: "screenshot.png",
+                   domain: .file),
             .flag("window", help: "Capture one window."),
             .flag("long", help: "Capture scrolling content while you scroll, stitched into one tall image."),
             .flag("interactive", help: "Let the portal show its own screenshot dialog."),
@@ -63,7 +77,7 @@ enum PwrecordCommands {
         abstract: "Check or explain the recording policy.",
         subcommands: [
             CommandSpec(name: "check", abstract: "Validate a policy file (default: the system policy).",
-                        positionals: [PositionalSpec(name: "file", help: "The file to check.", optional: true)]),
+                        positionals: [PositionalSpec(name: "file", help: "The file to check.", optional: true, domain: .file)]),
             CommandSpec(name: "explain", abstract: "Print the decision for a user, app and time, with the lines that made it.",
                         options: [
                             .value("user", valueName: "name", help: "User name (default: you)."),
@@ -74,8 +88,14 @@ enum PwrecordCommands {
 
     static let sinks = CommandSpec(name: "sinks", abstract: "List built-in and plugin sinks with their options.")
 
+    static let completion = CommandSpec(
+        name: "completion",
+        abstract: "Print the shell completion script.",
+        discussion: "Load it with: source <(pwrecord completion bash)",
+        positionals: [PositionalSpec(name: "shell", help: "The shell: bash.", optional: false, domain: .oneOf(shells))])
+
     static let root = CommandSpec(
         name: "pwrecord",
         abstract: "Record and capture the screen on Wayland desktops through the portal and PipeWire.",
-        subcommands: [record, last, screenshot, status, policy, sinks])
+        subcommands: [record, last, screenshot, status, policy, sinks, completion])
 }

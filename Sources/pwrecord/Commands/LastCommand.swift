@@ -3,7 +3,7 @@ import PortalCapture
 
 /// `pwrecord last [info|save DEST|discard|open]`: the kept recording (ReplayKit's preview).
 enum LastCommand {
-    static func run(_ parsed: ParsedCommand, console: Console, appID: String = "pwrecord",
+    static func run(_ parsed: ParsedCommand, config: UserConfig = UserConfig(), console: Console, appID: String = "pwrecord",
                     store: RecordingStore = RecordingStore()) -> ExitCode {
         let action = parsed.path.count > 2 ? parsed.path[2] : "info"
         guard let recording = store.kept(for: appID) else {
@@ -12,7 +12,7 @@ enum LastCommand {
         }
         switch action {
         case "save":
-            let dest = URL(fileURLWithPath: parsed.positionals[0])
+            let dest = config.outputURL(for: parsed.positionals[0])
             do {
                 try recording.save(to: dest, overwrite: parsed.flag("force"))
             } catch {

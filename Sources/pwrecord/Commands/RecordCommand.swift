@@ -15,24 +15,22 @@ enum RecordCommand {
 
     static func plan(_ parsed: ParsedCommand, config: UserConfig) throws(CommandLineError) -> Plan {
         var options = RecordingOptions()
-        let output = parsed.value("output").map { path in
-            URL(fileURLWithPath: path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path).standardizedFileURL
-        }
+        let output = parsed.value("output").map { config.outputURL(for: $0) }
         if let d = try parsed.value("duration", ValueParsers.duration) { options.maxDuration = d }
         options.microphone = parsed.flag("mic")
-        let source = try parsed.value("source") { s throws(ValueError) in try ValueParsers.choice(s, ["monitor", "window"]) } ?? "monitor"
+        let source = try parsed.value("source") { s throws(ValueError) in try ValueParsers.choice(s, PwrecordCommands.sourceKinds) } ?? "monitor"
         options.sources = source == "window" ? .window : .monitor
-        let cursor = try parsed.value("cursor") { s throws(ValueError) in try ValueParsers.choice(s, ["hidden", "embedded", "metadata"]) } ?? "embedded"
+        let cursor = try parsed.value("cursor") { s throws(ValueError) in try ValueParsers.choice(s, PwrecordCommands.cursorModes) } ?? "embedded"
         options.cursor = ["hidden": .hidden, "embedded": .embedded, "metadata": .metadata][cursor]!
         options.fps = try parsed.value("fps") { s throws(ValueError) in try ValueParsers.integer(s, in: 1...240) } ?? 30
         if parsed.flag("cfr") && parsed.flag("vfr") {
             throw CommandLineError(reason: .conflicting("--cfr", "--vfr"), commandPath: parsed.path)
         }
         options.frameRateMode = parsed.flag("cfr") ? .constant : .variable
-        options.codec = try parsed.value("codec") { s throws(ValueError) in try ValueParsers.choice(s, ["h264", "vp9", "av1", "ffv1"]) } ?? config.codec ?? "h264"
-        var container = try parsed.value("container") { s throws(ValueError) in try ValueParsers.choice(s, ["mkv", "mp4", "webm"]) }
+        options.codec = try parsed.value("codec") { s throws(ValueError) in try ValueParsers.choice(s, PwrecordCommands.codecs) } ?? config.codec ?? "h264"
+        var container = try parsed.value("container") { s throws(ValueError) in try ValueParsers.choice(s, PwrecordCommands.containers) }
         if container == nil, let ext = output?.pathExtension.lowercased(), !ext.isEmpty {
-            guard ["mkv", "mp4", "webm"].contains(ext) else {
+            guard PwrecordCommands.containers.contains(ext) else {
                 throw CommandLineError(reason: .invalidValue(option: "--output", value: output!.path,
                                                              reason: "the extension must be .mkv, .mp4 or .webm (or give --container)"),
                                        commandPath: parsed.path)
@@ -53,10 +51,8 @@ enum RecordCommand {
         return Plan(options: options, appID: parsed.value("app-id") ?? "pwrecord", output: output, force: parsed.flag("force"))
     }
 
-    static func run(_ parsed: ParsedCommand, console: Console) async throws(CommandLineError) -> ExitCode {
-        let config = UserConfig.load()
+    static func run(_ parsed: ParsedCommand, config: UserConfig, console: Console) async throws(CommandLineError) -> ExitCode {
         let plan = try plan(parsed, config: config)
-        for problem in config.problems { console.note("warning: \(problem)") }
         EncoderSink.setLibraryLogLevel(.error)
         let recorder = ScreenRecorder.standard(appID: plan.appID, provider: Providers.screenCast())
         let availability = await recorder.refreshAvailability()

@@ -9,9 +9,8 @@ import Plugins
 /// tall PNG or PDF; it stops on Enter or Ctrl-C, when scrolling has stopped for `--idle-stop`, or at
 /// `--max-height`.
 enum ScreenshotCommand {
-    static func run(_ parsed: ParsedCommand, console: Console) async throws(CommandLineError) -> ExitCode {
-        let output = URL(fileURLWithPath: parsed.value("output") ?? "screenshot.png",
-                         relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath + "/")).standardizedFileURL
+    static func run(_ parsed: ParsedCommand, config: UserConfig, console: Console) async throws(CommandLineError) -> ExitCode {
+        let output = config.outputURL(for: parsed.value("output") ?? "screenshot.png")
         let ext = output.pathExtension.lowercased()
         guard ext == "png" || ext == "pdf" else {
             throw CommandLineError(reason: .invalidValue(option: "--output", value: output.path, reason: "the file must end in .png or .pdf"),

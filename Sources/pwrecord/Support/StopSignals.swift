@@ -6,6 +6,11 @@ import Foundation
 final class StopSignals: @unchecked Sendable {
     enum Signal: Sendable { case stop, pause, resume }
 
+    /// Every signal handled, by name (as the man page's SIGNALS section lists them) and what it does.
+    static let handled: [(name: String, number: Int32, meaning: Signal)] = [
+        ("SIGINT", SIGINT, .stop), ("SIGTERM", SIGTERM, .stop), ("SIGUSR1", SIGUSR1, .pause), ("SIGUSR2", SIGUSR2, .resume),
+    ]
+
     let signals: AsyncStream<Signal>
     private let continuation: AsyncStream<Signal>.Continuation
     private var sources: [DispatchSourceSignal] = []
@@ -13,7 +18,7 @@ final class StopSignals: @unchecked Sendable {
     init() {
         (signals, continuation) = AsyncStream<Signal>.makeStream()
         let queue = DispatchQueue(label: "pwrecord.signals")
-        for (number, meaning) in [(SIGINT, Signal.stop), (SIGTERM, .stop), (SIGUSR1, .pause), (SIGUSR2, .resume)] {
+        for (_, number, meaning) in Self.handled {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { [continuation] in continuation.yield(meaning) }
