@@ -26,6 +26,8 @@ public final class VideoProducerStream: @unchecked Sendable {
     private var timer: LoopTimer?
     private var stopping = false
     private var offered: VideoFormat
+    /// When the offered format last changed without the link having renegotiated yet (monotonic ns).
+    private var renegotiationAskedAt: UInt64?
     private var frameNumber: UInt32 = 0
     private var sentBitmap: CursorBitmap?
     private var cropRect: PixelRect?
@@ -118,15 +120,47 @@ public final class VideoProducerStream: @unchecked Sendable {
             guard let stream = handle?.stream else { throw .notConnected }
             offered = format
             shared.withLock { $0.offered = format }
-            let b = SPAPodBuilder()
-            VideoParams.fixedFormat(into: b, format)
-            let rc = try b.withPods("the producer EnumFormat") { pods, n throws(PipeWireError) in
-                pw_stream_update_params(stream, pods, n)
-            }
-            if rc < 0 { throw .streamConnectFailed(errno: -rc) }
+            try offer(format, on: stream)
+            renegotiationAskedAt = Self.sameFrames(shared.withLock { $0.negotiated }, format) ? nil : monotonicNanoseconds()
             scheduleTimer()
         }
     }
+
+    /// `pw_stream_update_params` with a fixed EnumFormat for `format`. Lock held.
+    private func offer(_ format: VideoFormat, on stream: OpaquePointer) throws(PipeWireError) {
+        let b = SPAPodBuilder()
+        VideoParams.fixedFormat(into: b, format)
+        let rc = try b.withPods("the producer EnumFormat") { pods, n throws(PipeWireError) in
+            pw_stream_update_params(stream, pods, n)
+        }
+        if rc < 0 { throw .streamConnectFailed(errno: -rc) }
+    }
+
+    /// A changed EnumFormat is what makes the link renegotiate, but under load the change is sometimes never
+    /// acted on (seen in full test runs: frames kept their old size for 10 s). Offering it again after
+    /// `renegotiationRetry` without a new format negotiated repairs that. Lock held.
+    private func retryRenegotiationIfStuck(stream: OpaquePointer) {
+        guard let asked = renegotiationAskedAt else { return }
+        if Self.sameFrames(shared.withLock({ $0.negotiated }), offered) {
+            renegotiationAskedAt = nil
+            return
+        }
+        let now = monotonicNanoseconds()
+        guard now &- asked >= Self.renegotiationRetry else { return }
+        renegotiationAskedAt = now
+        try? offer(offered, on: stream)
+    }
+
+    /// Whether frames in `negotiated` are what `offered` asks for (size and pixel format; the rate may be
+    /// given differently by the link).
+    private static func sameFrames(_ negotiated: VideoFormat?, _ offered: VideoFormat) -> Bool {
+        guard let negotiated else { return false }
+        return negotiated.width == offered.width && negotiated.height == offered.height
+            && negotiated.pixelFormat == offered.pixelFormat
+    }
+
+    /// How long a format change may wait for the link before it is offered again.
+    static let renegotiationRetry: UInt64 = 500_000_000
 
     /// Resizes, keeping pixel format and rate.
     public func resize(width: Int, height: Int) throws(PipeWireError) {
@@ -199,6 +233,7 @@ public final class VideoProducerStream: @unchecked Sendable {
     /// The frame timer: one graph cycle per tick while streaming and not paused.
     private func tick() {
         guard let stream = handle?.stream else { return }
+        retryRenegotiationIfStuck(stream: stream)
         let go = shared.withLock { $0.state == .streaming && !$0.paused }
         if go { _ = pw_stream_trigger_process(stream) }
     }
