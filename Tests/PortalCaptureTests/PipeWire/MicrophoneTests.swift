@@ -117,6 +117,39 @@ struct MicrophoneTests {
         #expect(zip(audioTimes, audioTimes.dropFirst()).allSatisfy { $0 < $1 })
     }
 
+    @Test("the test microphone keeps an audio clock while a 60 fps video producer drives the graph next to it")
+    func microphoneRunsOnAnAudioClock() async throws {
+        let core = try PipeWireCore(name: "pwrecord-test-mic-clock")
+        defer { core.close() }
+        // An active video driver with a follower first: PipeWire 0.3.65 gives a source without a driver of its
+        // own to such a driver, and the graph then ran one 1024-frame quantum per video frame, unclocked.
+        let producer = try VideoProducerStream(
+            core: core, options: VideoProducerOptions(format: VideoFormat(pixelFormat: .bgrx, width: 64, height: 64, frameRate: FrameRate(60)),
+                                                      nodeName: "test-mic-clock-video"),
+            render: TestPattern.render)
+        defer { producer.stop() }
+        let node = try await producer.waitUntilReady()
+        let frames = FrameCollector()
+        let video = try VideoCaptureStream(core: core, target: .node(id: node.id), frameHandler: frames.frameHandler)
+        defer { video.stop() }
+        #expect(await poll(timeout: .seconds(5)) { frames.summaries.count >= 5 })
+        let (source, mic) = try await TestMicrophone.start(on: core)
+        defer { source.stop() }
+        let audio = AudioCollector()
+        let microphone = try AudioCaptureStream(core: core, target: .object(try #require(mic.name)), handler: audio.handler)
+        defer { microphone.stop() }
+        #expect(await poll(timeout: .seconds(6)) { audio.received.count >= 30 })
+        let stats = microphone.statistics
+        #expect(stats.chunksDelivered > 0 && stats.chunksTimedByGraphClock == stats.chunksDelivered,
+                "every chunk is timed by the graph clock: \(stats)")
+        // On an audio clock no chunk starts before the previous one ended (a faster-than-time source would).
+        let chunks = audio.received
+        for (a, b) in zip(chunks, chunks.dropFirst()) {
+            #expect(b.buffer.timestamp + 1_000 >= a.buffer.timestamp + a.buffer.duration,
+                    "chunk \(b.buffer.sequence) starts \(Int64(a.buffer.timestamp + a.buffer.duration) - Int64(b.buffer.timestamp)) ns before the previous one ends")
+        }
+    }
+
     @Test("a node's info has the properties its registry entry leaves out; an unknown node is an error")
     func nodePropertiesComeFromTheInfo() async throws {
         let core = try PipeWireCore(name: "pwrecord-test-node-info")
