@@ -1,9 +1,10 @@
 import CFFmpeg
 
-/// One audio encoder: resamples captured chunks with libswresample into the codec's format, cuts them into
-/// the codec's frame size through an `AVAudioFifo`, and stamps them by sample count from the first chunk's
-/// capture time (a gap of more than 200 ms in the capture is filled with silence, so audio stays in sync).
-/// Used by the encoding thread only.
+/// One audio encoder: places captured chunks on the recording's timeline by their capture time
+/// (`AudioTimeline`: samples from before the start dropped, gaps filled with silence, overlaps dropped, all to
+/// the sample), resamples them with libswresample into the codec's format, cuts them into the codec's frame
+/// size through an `AVAudioFifo`, and stamps them by sample count from the start. `flush` pads the track with
+/// silence to a given end (the video's), so audio and video end together. Used by the encoding thread only.
 final class AudioEncoder {
     let settings: EncoderSettings.Audio
     let codec: UnsafeMutablePointer<AVCodecContext>
@@ -12,19 +13,18 @@ final class AudioEncoder {
     private var converted: UnsafeMutablePointer<AVFrame>?
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var packet: UnsafeMutablePointer<AVPacket>?
-    private let start: UInt64
+    private var timeline: AudioTimeline
     private let frameSize: Int32
     private let outRate: Int32
     private let padsLastFrame: Bool
     private(set) var streamIndex: Int32 = -1
-    /// Input sample frames consumed, and the capture time of the first.
+    /// Captured sample frames written (silence and dropped overlaps not counted).
     private(set) var inputFrames: Int64 = 0
-    private var firstTimestamp: UInt64?
     private var nextPTS: Int64 = 0
 
     init(settings: EncoderSettings.Audio, start: UInt64, globalHeader: Bool) throws(SinkError) {
         self.settings = settings
-        self.start = start
+        timeline = AudioTimeline(start: start, rate: settings.input.sampleRate)
         let name = settings.codec.encoderName
         guard let encoder = avcodec_find_encoder_by_name(name) else {
             throw .unsupported(sink: "encoder", reason:
@@ -99,44 +99,50 @@ final class AudioEncoder {
     /// Samples written, in the encoder's rate.
     var encodedDuration: Double { Double(nextPTS) / Double(outRate) }
 
+    /// Where the audio placed so far ends, on CLOCK_MONOTONIC (ns).
+    var end: UInt64 { timeline.start &+ timeline.elapsed }
+
     func encode(_ buffer: AudioBuffer, writer: MediaWriter) throws(SinkError) {
         let input = settings.input
         guard buffer.format == input else {
             throw .unsupported(sink: "encoder", reason: "audio format changed from \(input) to \(buffer.format) mid-stream")
         }
-        let count = buffer.frameCount
-        guard count > 0 else { return }
-        if let first = firstTimestamp {
-            // Fill a capture gap with silence so what follows stays at its time.
-            let expected = first + UInt64(inputFrames) * 1_000_000_000 / UInt64(input.sampleRate)
-            if buffer.timestamp > expected + 200_000_000 {
-                let missing = Int((buffer.timestamp - expected) * UInt64(input.sampleRate) / 1_000_000_000)
-                let silence = [UInt8](repeating: 0, count: missing * input.bytesPerFrame)
-                try resample(silence, frames: missing, writer: writer)
-            }
-        } else {
-            firstTimestamp = buffer.timestamp
-            let rel = buffer.timestamp > start ? buffer.timestamp - start : 0
-            nextPTS = Int64(rel * UInt64(outRate) / 1_000_000_000)
+        let placement = timeline.place(timestamp: buffer.timestamp, frames: buffer.frameCount)
+        try writeSilence(placement.silence, writer: writer)
+        guard placement.keep > 0 else { return }
+        let offset = placement.skip * input.bytesPerFrame
+        try buffer.bytes.withUnsafeBufferPointer { (raw) throws(SinkError) in
+            try convert(raw.baseAddress.map { $0 + offset }, frames: placement.keep)
         }
-        try resample(buffer.bytes, frames: count, writer: writer)
+        inputFrames += Int64(placement.keep)
+        try drainFIFO(final: false, writer: writer)
     }
 
-    /// Drains the resampler, pads or sends the last partial frame, and drains the encoder.
-    func flush(writer: MediaWriter) throws(SinkError) {
-        guard firstTimestamp != nil else {
-            try send(nil, writer: writer)
-            return
+    /// Pads the track with silence to `end` (CLOCK_MONOTONIC ns; nil: no padding), drains the resampler, sends
+    /// the last partial frame (padded when the codec needs whole frames) and drains the encoder.
+    func flush(endingAt end: UInt64?, writer: MediaWriter) throws(SinkError) {
+        if let end, end > timeline.start {
+            try writeSilence(timeline.end(at: timeline.frames(in: end - timeline.start)), writer: writer)
         }
-        try convert(nil, frames: 0)
-        try drainFIFO(final: true, writer: writer)
+        if timeline.position > 0 {
+            try convert(nil, frames: 0)
+            try drainFIFO(final: true, writer: writer)
+        }
         try send(nil, writer: writer)
     }
 
-    private func resample(_ bytes: [UInt8], frames: Int, writer: MediaWriter) throws(SinkError) {
-        try bytes.withUnsafeBufferPointer { (raw) throws(SinkError) in try convert(raw.baseAddress, frames: frames) }
-        inputFrames += Int64(frames)
-        try drainFIFO(final: false, writer: writer)
+    /// `frames` sample frames of silence, a second at a time (zero bytes are silence in F32 and S16 alike).
+    private func writeSilence(_ frames: Int64, writer: MediaWriter) throws(SinkError) {
+        guard frames > 0 else { return }
+        let piece = Int(min(frames, Int64(settings.input.sampleRate)))
+        let zeros = [UInt8](repeating: 0, count: piece * settings.input.bytesPerFrame)
+        var left = frames
+        while left > 0 {
+            let n = Int(min(left, Int64(piece)))
+            try zeros.withUnsafeBufferPointer { (raw) throws(SinkError) in try convert(raw.baseAddress, frames: n) }
+            try drainFIFO(final: false, writer: writer)
+            left -= Int64(n)
+        }
     }
 
     /// Runs `frames` input frames (nil: flush) through the resampler into the FIFO.

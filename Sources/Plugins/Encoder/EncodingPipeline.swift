@@ -55,8 +55,12 @@ final class EncodingPipeline: @unchecked Sendable {
         var failure: SinkError?
         if flush {
             do throws(SinkError) {
+                // Audio and video end together: the last frame stays on screen while the sound goes on, and
+                // the sound is padded with silence to the end of the video.
+                if let video, let audio { try video.extend(to: audio.end, writer: writer) }
+                let videoEnd = video?.end
                 try video?.flush(writer: writer)
-                try audio?.flush(writer: writer)
+                try audio?.flush(endingAt: videoEnd, writer: writer)
             } catch { failure = error }
         }
         do throws(SinkError) { try writer.finish() } catch { failure = failure ?? error }

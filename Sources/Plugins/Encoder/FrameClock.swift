@@ -62,4 +62,45 @@ struct FrameClock: Sendable {
             return Placement(duplicates: pts..<pts, pts: pts)
         }
     }
+
+    /// Where the output ends so far, in nanoseconds after `start`: CFR, the end of the last filled slot; VFR,
+    /// the last frame's time plus `frameDuration`. Nil before the first frame.
+    func end(frameDuration: UInt64) -> UInt64? {
+        guard let n = next else { return nil }
+        switch mode {
+        case .constant(let r):
+            return UInt64(n) * UInt64(r.denominator) * 1_000_000_000 / UInt64(r.numerator)
+        case .variable(let ticks):
+            return UInt64(n - 1) * 1_000_000_000 / UInt64(ticks) + frameDuration
+        }
+    }
+
+    /// Presentation times that show the last frame again so the output lasts until `timestamp`: CFR, the slots
+    /// from the next free one up to the last one that starts before `timestamp`; VFR, one more presentation at
+    /// `timestamp - frameDuration` (when that is after the last frame). Empty before the first frame or when
+    /// the output already lasts that long.
+    mutating func extend(to timestamp: UInt64, frameDuration: UInt64) -> [Int64] {
+        guard let n = next, timestamp > start else { return [] }
+        let rel = timestamp - start
+        switch mode {
+        case .constant(let r):
+            // Slots needed to cover rel: ceil(rel * num / (den * 1e9)).
+            let num = UInt64(r.numerator), den = UInt64(r.denominator) * 1_000_000_000
+            let (product, overflow) = rel.multipliedReportingOverflow(by: num)
+            let slots = overflow ? Int64((Double(rel) * Double(num) / Double(den)).rounded(.up))
+                                 : Int64(clamping: (product + den - 1) / den)
+            guard slots > n else { return [] }
+            next = slots
+            return Array(n..<slots)
+        case .variable(let ticks):
+            guard rel > frameDuration else { return [] }
+            let at = rel - frameDuration
+            let (product, overflow) = at.multipliedReportingOverflow(by: UInt64(ticks))
+            let pts = overflow ? Int64((Double(at) * Double(ticks) / 1e9).rounded())
+                               : Int64(clamping: (product + 500_000_000) / 1_000_000_000)
+            guard pts >= n else { return [] }
+            next = pts + 1
+            return [pts]
+        }
+    }
 }

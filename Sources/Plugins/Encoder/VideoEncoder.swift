@@ -109,6 +109,27 @@ final class VideoEncoder {
         encoded += 1
     }
 
+    /// One frame at the nominal rate, in nanoseconds.
+    var frameDuration: UInt64 {
+        UInt64(settings.frameRate.denominator) * 1_000_000_000 / UInt64(max(settings.frameRate.numerator, 1))
+    }
+
+    /// Where the video ends on CLOCK_MONOTONIC (ns): the last frame shown for one frame duration, or to the end
+    /// of its CFR slot; nil before the first frame.
+    var end: UInt64? { hasPicture ? clock.end(frameDuration: frameDuration).map { clock.start &+ $0 } : nil }
+
+    /// Shows the last frame until `time` (CLOCK_MONOTONIC ns), when the video ends before it (the screen was
+    /// still while the sound went on): CFR fills the slots up to `time`, VFR presents the last frame again.
+    func extend(to time: UInt64, writer: MediaWriter) throws(SinkError) {
+        guard let picture, hasPicture else { return }
+        for pts in clock.extend(to: time, frameDuration: frameDuration) {
+            picture.pointee.pts = pts
+            try send(picture, writer: writer)
+            duplicated += 1
+            encoded += 1
+        }
+    }
+
     /// Drains the encoder's delayed frames.
     func flush(writer: MediaWriter) throws(SinkError) {
         try send(nil, writer: writer)

@@ -8,7 +8,7 @@ import Synchronization
 /// Data path: PipeWire's data thread copies each frame into pooled storage and `enqueue`s it (O(1), never
 /// blocking); the delivery thread processes and hands it to the sinks. The sinks are opened when the first
 /// video frame arrives, with its format; `SinkContext.startTime` is that frame's timestamp, and audio from
-/// before it is not delivered.
+/// before it is not delivered (a chunk that straddles it is cut at the sample).
 ///
 /// Pause: while paused, samples are not delivered; after `resume()` timestamps are shifted back by the time
 /// spent paused, so the output has no gap.
@@ -223,15 +223,19 @@ public final class CapturePipeline: Sendable {
 
     private func deliver(_ buffer: AudioBuffer) {
         var buffer = buffer
+        var start: UInt64 = 0
         let accepted: Bool = state.withLock { s in
             guard s.started, !s.ended, !s.finished, !s.paused else { return false }
             buffer.timestamp &-= s.pausedTotal
-            guard buffer.timestamp >= s.startTime else { return false }
+            // A chunk that straddles the first frame keeps its samples from that frame on (cut below).
+            guard buffer.timestamp &+ buffer.duration > s.startTime else { return false }
+            start = s.startTime
             s.audioChunks += 1
             if s.audioFormat == nil { s.audioFormat = buffer.format }
             return true
         }
-        if accepted { queue.enqueue(.audio(buffer)) }
+        guard accepted, let kept = buffer.dropping(before: start) else { return }
+        queue.enqueue(.audio(kept))
     }
 
     private func openSinksIfNeeded(with frame: VideoFrame) {

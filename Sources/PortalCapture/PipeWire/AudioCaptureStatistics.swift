@@ -4,6 +4,9 @@ public struct AudioCaptureStatistics: Sendable, Equatable {
     public var buffersReceived = 0
     /// Chunks handed to the handler.
     public var chunksDelivered = 0
+    /// Chunks whose timestamp came from the graph clock (`pw_time.now`); the others were timed from their
+    /// arrival (the driver left the clock empty; see `AudioChunkClock`).
+    public var chunksTimedByGraphClock = 0
     /// Sample frames handed to the handler.
     public var sampleFramesDelivered = 0
     /// Buffers flagged corrupted.

@@ -5,7 +5,9 @@ import Synchronization
 /// A microphone (or any audio source node): a `pw_stream` (`SPA_DIRECTION_INPUT`,
 /// `AUTOCONNECT | MAP_BUFFERS`, `media.type` Audio, `media.category` Capture) whose buffers are copied
 /// into `AudioBuffer`s, interleaved, timestamped on CLOCK_MONOTONIC (the clock of video frames): the time of
-/// the chunk's first sample, from `pw_stream_get_time_n` (`now - delay - chunk duration`).
+/// the chunk's first sample, from the graph clock (`pw_stream_get_time_n`: `now - delay`, less the chunk's
+/// duration and those of the chunks after it in the same call), or, when the driver leaves the clock empty,
+/// from a sample clock bounded by the arrival time (see `AudioChunkClock`).
 ///
 /// Threading: the stream uses `PW_STREAM_FLAG_RT_PROCESS`, so `handler` runs on the context's realtime
 /// data thread (not the loop thread, and without the loop lock), and must not block or call `stop()`.
@@ -13,7 +15,7 @@ import Synchronization
 /// have gaps).
 public final class AudioCaptureStream: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `handle` and `stopping` are only touched on the loop thread or with
-    // the loop lock held; `sequence` only on the data thread (process); `stream` is set once before
+    // the loop lock held; `sequence` and `clock` only on the data thread (process); `stream` is set once before
     // `pw_stream_connect` and cleared only after `pw_stream_destroy` (which stops the data thread's calls);
     // `shared` is a Mutex; the rest is immutable.
     public let core: PipeWireCore
@@ -26,6 +28,7 @@ public final class AudioCaptureStream: @unchecked Sendable {
     private var stopping = false
     private var stream: OpaquePointer?
     private var sequence: UInt64 = 0
+    private var clock = AudioChunkClock()
 
     private struct Shared {
         var state: PipeWireStreamState = .unconnected
@@ -161,12 +164,14 @@ extension AudioCaptureStream: StreamHandleOwner, PipeWireCoreObserver {
         }
     }
 
-    /// On the realtime data thread (`PW_STREAM_FLAG_RT_PROCESS`).
+    /// On the realtime data thread (`PW_STREAM_FLAG_RT_PROCESS`). Copies every waiting buffer (requeueing each
+    /// at once), then stamps them together (a backlog's chunks end where the next one starts) and delivers them.
     func streamProcess() {
         guard let stream else { return }
         let format = shared.withLock { $0.format }
         lifecycle.noteActivity()
-        var received = 0, delivered = 0, frames = 0, corrupted = 0, invalid = 0
+        var received = 0, corrupted = 0, invalid = 0
+        var chunks: [[UInt8]] = []
         while let pwBuffer = pw_stream_dequeue_buffer(stream) {
             defer { pw_stream_queue_buffer(stream, pwBuffer) }
             received += 1
@@ -186,36 +191,41 @@ extension AudioCaptureStream: StreamHandleOwner, PipeWireCoreObserver {
                 invalid += 1
                 continue
             }
-            let bytes = [UInt8](UnsafeRawBufferPointer(start: UnsafeRawPointer(base).advanced(by: offset), count: usable))
-            let sampleFrames = usable / format.bytesPerFrame
-            let timestamp = firstSampleTime(stream: stream, sampleFrames: sampleFrames, rate: format.sampleRate)
-            sequence &+= 1
-            delivered += 1
-            frames += sampleFrames
-            handler(AudioBuffer(format: format, timestamp: timestamp, sequence: sequence, bytes: bytes))
+            chunks.append([UInt8](UnsafeRawBufferPointer(start: UnsafeRawPointer(base).advanced(by: offset), count: usable)))
+        }
+        var frames = 0, byGraph = 0
+        if let format, !chunks.isEmpty {
+            let counts = chunks.map { $0.count / format.bytesPerFrame }
+            let (timestamps, source) = clock.stamp(frameCounts: counts, rate: format.sampleRate,
+                                                   graphEnd: graphEnd(stream: stream), arrival: monotonicNanoseconds())
+            if source == .graph { byGraph = chunks.count }
+            for (bytes, timestamp) in zip(chunks, timestamps) {
+                sequence &+= 1
+                frames += bytes.count / format.bytesPerFrame
+                handler(AudioBuffer(format: format, timestamp: timestamp, sequence: sequence, bytes: bytes))
+            }
         }
         shared.withLock {
             $0.statistics.buffersReceived += received
-            $0.statistics.chunksDelivered += delivered
+            $0.statistics.chunksDelivered += chunks.count
+            $0.statistics.chunksTimedByGraphClock += byGraph
             $0.statistics.sampleFramesDelivered += frames
             $0.statistics.skippedCorrupted += corrupted
             $0.statistics.skippedInvalid += invalid
         }
     }
 
-    /// CLOCK_MONOTONIC time of the chunk's first sample: the cycle time (`pw_time.now`) less the delay to
-    /// the device and the chunk's own duration; now less the duration when the stream has no time yet.
-    private func firstSampleTime(stream: OpaquePointer, sampleFrames: Int, rate: Int) -> UInt64 {
-        let duration = UInt64(sampleFrames) * 1_000_000_000 / UInt64(rate)
+    /// The capture time just after the newest sample on CLOCK_MONOTONIC: the cycle's graph time
+    /// (`pw_time.now`, the driver's `spa_io_clock.nsec`) less the delay from the device; nil when the driver
+    /// leaves the clock empty (`now` 0).
+    private func graphEnd(stream: OpaquePointer) -> UInt64? {
         var time = pw_time()
-        guard pw_stream_get_time_n(stream, &time, MemoryLayout<pw_time>.size) == 0, time.now > 0 else {
-            return monotonicNanoseconds() &- duration
-        }
-        var delay: UInt64 = 0
+        guard pw_stream_get_time_n(stream, &time, MemoryLayout<pw_time>.size) == 0, time.now > 0 else { return nil }
+        var delay: Int64 = 0
         if time.delay > 0, time.rate.denom > 0 {
-            delay = UInt64(time.delay) * 1_000_000_000 * UInt64(time.rate.num) / UInt64(time.rate.denom)
+            delay = time.delay * 1_000_000_000 * Int64(time.rate.num) / Int64(time.rate.denom)
         }
-        return UInt64(time.now) &- delay &- duration
+        return UInt64(time.now) > UInt64(delay) ? UInt64(time.now) - UInt64(delay) : nil
     }
 
     func coreFailed(res: Int32, message: String) {

@@ -12,6 +12,13 @@ public typealias AudioRenderer = @Sendable (_ samples: UnsafeMutablePointer<Floa
 /// driver pulls, filled by `render` (default: a sine). PipeWire 0.3.65's audiotestsrc loses its buffers
 /// after a few relinks under load; this source does not.
 ///
+/// Clock: the node joins `node.group` `pipewire.dummy` (`clockGroup`), so PipeWire's Dummy-Driver, a timer at
+/// the audio quantum that fills the graph clock, paces it as a sound card paces a microphone. Without a group,
+/// PipeWire 0.3.65 hands a source that has no driver of its own to the first active driver that has
+/// followers, whatever its media: on the test desktop, a video producer. The graph then ran one audio quantum
+/// (1024 frames) per video frame with an empty clock (`pw_time.now` 0): 30,720 samples a second behind a
+/// 30 fps stream, 61,440 behind a 60 fps one, so recordings had holes or ran 0.5 s long over 2 s.
+///
 /// Threading: `PW_STREAM_FLAG_RT_PROCESS`: `render` runs on the context's realtime data thread (so a loaded
 /// loop thread does not starve the graph); `eventHandler` runs on the loop thread.
 public final class AudioProducerStream: @unchecked Sendable {
@@ -28,6 +35,10 @@ public final class AudioProducerStream: @unchecked Sendable {
     private var stream: OpaquePointer?
     private var stopping = false
     private var framesWritten: UInt64 = 0
+
+    /// The `node.group` of PipeWire's Dummy-Driver in its default `pipewire.conf` (`context.objects`), which the
+    /// node joins unless `properties` set another group.
+    public static let clockGroup = "pipewire.dummy"
 
     /// A full-scale-ish sine of `frequency` Hz on every channel.
     public static func sine(frequency: Double, amplitude: Float = 0.8) -> AudioRenderer {
@@ -61,6 +72,7 @@ public final class AudioProducerStream: @unchecked Sendable {
                 PW_KEY_MEDIA_CLASS: "Audio/Source", PW_KEY_NODE_NAME: nodeName, PW_KEY_NODE_DESCRIPTION: nodeName,
                 PW_KEY_MEDIA_TYPE: "Audio", PW_KEY_AUDIO_CHANNELS: "\(format.channels)",
                 PW_KEY_AUDIO_RATE: "\(format.sampleRate)", PW_KEY_AUDIO_FORMAT: "F32LE",
+                PW_KEY_NODE_GROUP: Self.clockGroup,
             ]
             props.merge(properties) { $1 }
             let handle = try StreamHandle(core: pwCore, name: nodeName, properties: props, owner: self)

@@ -1,4 +1,5 @@
-// pwrecord-bench: the driver of bench/capture/run (issue 4) and bench/recording-memory/run (issue 5).
+// pwrecord-bench: the driver of bench/capture/run (issue 4), bench/recording-memory/run (issue 5) and
+// bench/encoder/run (issue 6).
 // Each subcommand's doc comment says what it measures; the run scripts say how the figures are made.
 import Foundation
 
@@ -9,6 +10,8 @@ let usage = """
       \(RecordCommand.usage)
       \(FramesCommand.usage)
       \(CopyCostCommand.usage)
+      \(EncodeCommand.usage)
+      \(DumpCommand.usage)
     """
 
 func fail(_ error: BenchError) -> Never {
@@ -25,6 +28,8 @@ do throws(BenchError) {
     case "record": try await RecordCommand(rest).run()
     case "frames": try FramesCommand(rest).run()
     case "copycost": try CopyCostCommand(rest).run()
+    case "encode": try await EncodeCommand(rest).run()
+    case "dump": try await DumpCommand(rest).run()
     case "help", "--help", "-h":
         Output.line(usage)
     default:
