@@ -25,9 +25,9 @@ public enum MediaTool {
         try process.run()
         // Read both pipes while the process runs, so a large output cannot block it.
         let collected = CollectedData()
-        let errThread = Thread { collected.set(err.fileHandleForReading.readDataToEndOfFile()) }
+        let errThread = Thread { collected.set(err.fileHandleForReading.readAllRetryingInterrupts()) }
         errThread.start()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let data = out.fileHandleForReading.readAllRetryingInterrupts()
         process.waitUntilExit()
         while !collected.isSet { usleep(1000) }
         return Output(status: process.terminationStatus, stdout: data,

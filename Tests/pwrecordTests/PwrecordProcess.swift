@@ -20,7 +20,7 @@ final class PwrecordProcess: @unchecked Sendable {
         try process.run()
         for (pipe, sink) in [(outPipe, out), (errPipe, err)] {
             readers.enter()
-            DispatchQueue.global().async { [readers] in sink.set(pipe.fileHandleForReading.readDataToEndOfFile()); readers.leave() }
+            DispatchQueue.global().async { [readers] in sink.set(pipe.fileHandleForReading.readAllRetryingInterrupts()); readers.leave() }
         }
     }
 

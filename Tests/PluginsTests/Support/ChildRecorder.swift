@@ -28,7 +28,7 @@ final class ChildRecorder: @unchecked Sendable {
         let thread = Thread { [self] in
             var pending = Data()
             while true {
-                let chunk = handle.availableData
+                let chunk = handle.readSomeRetryingInterrupts()
                 if chunk.isEmpty { break }
                 pending.append(chunk)
                 while let nl = pending.firstIndex(of: 0x0A) {

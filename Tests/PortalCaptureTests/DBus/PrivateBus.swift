@@ -40,7 +40,7 @@ final class PrivateBus: @unchecked Sendable {
         // --print-address writes the address and a newline once the socket listens.
         var text = Data()
         while !text.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = output.fileHandleForReading.readSomeRetryingInterrupts()
             guard !chunk.isEmpty else { break }
             text.append(chunk)
         }

@@ -101,7 +101,7 @@ struct RunningDesktop: Sendable {
             guard ProcessStat.read(pid: pid)?.isRunning == true,
                   let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/environ") else { return false }
             defer { try? handle.close() }
-            let environ = Data("\0".utf8) + handle.readDataToEndOfFile()
+            let environ = Data("\0".utf8) + handle.readAllRetryingInterrupts()
             return environ.range(of: Data("\0".utf8) + needle) != nil
         }
     }
@@ -134,7 +134,7 @@ struct ProcessStat: Sendable {
     static func read(pid: Int32) -> ProcessStat? {
         guard let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/stat") else { return nil }
         defer { try? handle.close() }
-        let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: handle.readAllRetryingInterrupts(), as: UTF8.self)
         // Fields after "(comm) "; comm itself may hold spaces and parentheses.
         guard let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")

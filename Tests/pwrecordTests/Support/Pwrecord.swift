@@ -36,7 +36,7 @@ struct Pwrecord {
         let group = DispatchGroup()
         for (pipe, sink) in [(out, outData), (err, errData)] {
             group.enter()
-            DispatchQueue.global().async { sink.set(pipe.fileHandleForReading.readDataToEndOfFile()); group.leave() }
+            DispatchQueue.global().async { sink.set(pipe.fileHandleForReading.readAllRetryingInterrupts()); group.leave() }
         }
         while p.isRunning && Date() < deadline { usleep(10_000) }
         if p.isRunning { p.terminate() }
