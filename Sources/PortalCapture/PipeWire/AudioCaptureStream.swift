@@ -118,16 +118,9 @@ public final class AudioCaptureStream: @unchecked Sendable {
             stopping = true
             lifecycle.stopWatchdog()
             core.removeObserver(self)
-            if let handle {
-                self.handle = nil
-                if pw_thread_loop_in_thread(core.threadLoop) {
-                    handle.detach()
-                    core.deferOnLoop { handle.destroy() }
-                } else {
-                    handle.destroy()
-                    stream = nil
-                }
-            }
+            // The data thread may still be in `process` until the stream is destroyed.
+            if handle?.destroy(on: core) == true { stream = nil }
+            handle = nil
         }
         lifecycle.end(cause)
     }
@@ -140,13 +133,7 @@ extension AudioCaptureStream: StreamHandleOwner, PipeWireCoreObserver {
             $0.state = new
             if let nodeID, nodeID != CPW_ID_ANY { $0.nodeID = nodeID }
         }
-        lifecycle.emit(.stateChanged(new))
-        guard !stopping else { return }
-        switch new {
-        case .error: lifecycle.end(.streamError(error ?? "unknown error"))
-        case .unconnected: lifecycle.end(.unconnected)
-        default: break
-        }
+        lifecycle.follow(new, error: error, stopping: stopping) { .stateChanged($0) }
     }
 
     func streamParamChanged(id: UInt32, param: UnsafePointer<spa_pod>?) {

@@ -117,16 +117,9 @@ public final class AudioProducerStream: @unchecked Sendable {
         core.withLock {
             stopping = true
             core.removeObserver(self)
-            if let handle {
-                self.handle = nil
-                if pw_thread_loop_in_thread(core.threadLoop) {
-                    handle.detach()
-                    core.deferOnLoop { handle.destroy() }
-                } else {
-                    handle.destroy()
-                    stream = nil
-                }
-            }
+            // The data thread may still be in `process` until the stream is destroyed.
+            if handle?.destroy(on: core) == true { stream = nil }
+            handle = nil
         }
         lifecycle.end(cause)
     }
@@ -139,10 +132,7 @@ extension AudioProducerStream: StreamHandleOwner, PipeWireCoreObserver {
             $0.state = new
             if let nodeID, nodeID != CPW_ID_ANY { $0.nodeID = nodeID }
         }
-        lifecycle.emit(.stateChanged(new))
-        guard !stopping else { return }
-        if new == .error { lifecycle.end(.streamError(error ?? "unknown error")) }
-        if new == .unconnected { lifecycle.end(.unconnected) }
+        lifecycle.follow(new, error: error, stopping: stopping) { .stateChanged($0) }
     }
 
     func streamParamChanged(id: UInt32, param: UnsafePointer<spa_pod>?) {

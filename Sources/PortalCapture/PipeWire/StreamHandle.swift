@@ -56,6 +56,25 @@ final class StreamHandle {
     /// Stops forwarding callbacks (the owner is going away) without destroying the stream yet.
     func detach() { owner = nil }
 
+    /// Destroys the stream now, or, when called on `core`'s loop thread (inside one of its callbacks, where
+    /// a stream must not be destroyed under its own feet), detaches it now and destroys it on the next loop
+    /// iteration. `then` runs after the destroy, in both cases. Returns whether it was destroyed now.
+    /// Lock held.
+    @discardableResult
+    func destroy(on core: PipeWireCore, then: @escaping () -> Void = {}) -> Bool {
+        if pw_thread_loop_in_thread(core.threadLoop) {
+            detach()
+            core.deferOnLoop { [self] in
+                destroy()
+                then()
+            }
+            return false
+        }
+        destroy()
+        then()
+        return true
+    }
+
     /// `pw_stream_destroy` (disconnects first; removes the listener). Idempotent.
     func destroy() {
         owner = nil

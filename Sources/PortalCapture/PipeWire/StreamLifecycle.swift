@@ -42,6 +42,19 @@ final class StreamLifecycle<Event: Sendable>: @unchecked Sendable {
         return true
     }
 
+    /// Emits `.stateChanged` (made by `event`) and, unless the owner is stopping, ends the stream when the
+    /// new state is `error` (with PipeWire's message) or `unconnected`.
+    func follow(_ new: PipeWireStreamState, error: String?, stopping: Bool,
+                event: (PipeWireStreamState) -> Event) {
+        emit(event(new))
+        guard !stopping else { return }
+        switch new {
+        case .error: end(.streamError(error ?? "unknown error"))
+        case .unconnected: end(.unconnected)
+        default: break
+        }
+    }
+
     var endCause: PipeWireStreamEndCause? { cause.withLock { $0 } }
     var hasEnded: Bool { cause.withLock { $0 != nil } }
 

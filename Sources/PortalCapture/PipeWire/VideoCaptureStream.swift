@@ -150,16 +150,8 @@ public final class VideoCaptureStream: @unchecked Sendable {
             core.removeObserver(self)
             lender?.close()   // before the stream goes: frames still out keep their mapping, never requeue
             lender = nil
-            if let handle {
-                self.handle = nil
-                if pw_thread_loop_in_thread(core.threadLoop) {
-                    // Inside a callback of this loop: never destroy a stream under its own feet.
-                    handle.detach()
-                    core.deferOnLoop { handle.destroy() }
-                } else {
-                    handle.destroy()
-                }
-            }
+            handle?.destroy(on: core)
+            handle = nil
             lastFrame = nil
         }
         lifecycle.end(cause)
@@ -179,13 +171,7 @@ extension VideoCaptureStream: StreamHandleOwner {
             $0.state = new
             if let nodeID, nodeID != CPW_ID_ANY { $0.nodeID = nodeID }
         }
-        lifecycle.emit(.stateChanged(new))
-        guard !stopping else { return }
-        switch new {
-        case .error: lifecycle.end(.streamError(error ?? "unknown error"))
-        case .unconnected: lifecycle.end(.unconnected)
-        default: break
-        }
+        lifecycle.follow(new, error: error, stopping: stopping) { .stateChanged($0) }
     }
 
     func streamParamChanged(id: UInt32, param: UnsafePointer<spa_pod>?) {

@@ -212,20 +212,9 @@ public final class VideoProducerStream: @unchecked Sendable {
             timer?.destroy()
             timer = nil
             core.removeObserver(self)
-            if let handle {
-                self.handle = nil
-                let memory = self.memory
-                if pw_thread_loop_in_thread(core.threadLoop) {
-                    handle.detach()
-                    core.deferOnLoop {
-                        handle.destroy()
-                        memory.releaseAll()
-                    }
-                } else {
-                    handle.destroy()
-                    memory.releaseAll()
-                }
-            }
+            let memory = self.memory
+            handle?.destroy(on: core) { memory.releaseAll() }
+            handle = nil
         }
         lifecycle.end(cause)
     }
@@ -248,13 +237,7 @@ extension VideoProducerStream: StreamHandleOwner, PipeWireCoreObserver {
             $0.state = new
             if let nodeID, nodeID != CPW_ID_ANY { $0.nodeID = nodeID }
         }
-        lifecycle.emit(.stateChanged(new))
-        guard !stopping else { return }
-        switch new {
-        case .error: lifecycle.end(.streamError(error ?? "unknown error"))
-        case .unconnected: lifecycle.end(.unconnected)
-        default: break
-        }
+        lifecycle.follow(new, error: error, stopping: stopping) { .stateChanged($0) }
     }
 
     func streamParamChanged(id: UInt32, param: UnsafePointer<spa_pod>?) {
