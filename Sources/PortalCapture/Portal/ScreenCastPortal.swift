@@ -12,7 +12,7 @@ import Foundation
 /// let fd = try await session.openPipeWireRemote()                       // then pw_context_connect_fd(fd.take()!)
 /// let node = session.streams[0].nodeID
 /// ```
-public final class ScreenCastPortal: Sendable {
+public final class ScreenCastPortal: PortalInterfaceClient {
     /// `org.freedesktop.portal.ScreenCast`
     public static let interface = "org.freedesktop.portal.ScreenCast"
 
@@ -23,18 +23,6 @@ public final class ScreenCastPortal: Sendable {
     public init(connection: DBusConnection, timeouts: PortalTimeouts = .standard) {
         self.connection = connection
         self.timeouts = timeouts
-    }
-
-    /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`).
-    public convenience init(environment: [String: String] = ProcessInfo.processInfo.environment,
-                            timeouts: PortalTimeouts = .standard) throws(PortalError) {
-        let connection: DBusConnection
-        do {
-            connection = try DBusConnection.session(environment: environment)
-        } catch {
-            throw PortalError(error, interface: Self.interface, method: "connect")
-        }
-        self.init(connection: connection, timeouts: timeouts)
     }
 
     // MARK: What the portal can do

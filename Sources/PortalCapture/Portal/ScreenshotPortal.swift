@@ -7,7 +7,7 @@ import Foundation
 /// over as bytes; it is then **deleted only when it lies in a temporary directory** (`$TMPDIR`, `/tmp`, `/var/tmp`;
 /// KDE's and wlroots' backends write there), never when it lies elsewhere (GNOME's backend saves into the user's
 /// Pictures folder, which is the user's file). ``PortalScreenshotOptions/removeTemporaryFile`` turns removal off.
-public final class ScreenshotPortal: Sendable {
+public final class ScreenshotPortal: PortalInterfaceClient {
     /// `org.freedesktop.portal.Screenshot`
     public static let interface = "org.freedesktop.portal.Screenshot"
 
@@ -17,18 +17,6 @@ public final class ScreenshotPortal: Sendable {
     public init(connection: DBusConnection, timeouts: PortalTimeouts = .standard) {
         self.connection = connection
         self.timeouts = timeouts
-    }
-
-    /// Connects to the session bus.
-    public convenience init(environment: [String: String] = ProcessInfo.processInfo.environment,
-                            timeouts: PortalTimeouts = .standard) throws(PortalError) {
-        let connection: DBusConnection
-        do {
-            connection = try DBusConnection.session(environment: environment)
-        } catch {
-            throw PortalError(error, interface: Self.interface, method: "connect")
-        }
-        self.init(connection: connection, timeouts: timeouts)
     }
 
     /// The interface's `version` property (xdg-desktop-portal 1.16 says 2). Throws
