@@ -16,6 +16,11 @@ enum ScreenshotCommand {
             throw CommandLineError(reason: .invalidValue(option: "--output", value: output.path, reason: "the file must end in .png or .pdf"),
                                    commandPath: parsed.path)
         }
+        guard ext == "png" || parsed.flag("long") else {
+            throw CommandLineError(reason: .invalidValue(option: "--output", value: output.path,
+                                                         reason: "a plain screenshot is saved as .png; .pdf needs --long"),
+                                   commandPath: parsed.path)
+        }
         let idleStop = try parsed.value("idle-stop", ValueParsers.duration) ?? 3
         let maxHeight = try parsed.value("max-height") { s throws(ValueError) in try ValueParsers.integer(s, in: 100...1_000_000) } ?? 60_000
         let dir = output.deletingLastPathComponent().path
@@ -25,10 +30,6 @@ enum ScreenshotCommand {
         }
         if parsed.flag("long") {
             return await long(output: output, window: parsed.flag("window"), idleStop: idleStop, maxHeight: maxHeight, console: console)
-        }
-        guard ext == "png" else {
-            console.error("a plain screenshot is saved as PNG", hint: "use -o FILE.png, or --long for PDF")
-            return .usage
         }
         do {
             let portal = try ScreenshotPortal()
