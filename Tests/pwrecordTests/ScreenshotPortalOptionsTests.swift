@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import PortalCapture
+import PortalTestSupport
+
+/// `pwrecord screenshot` and `--window` through the real Screenshot portal: what the backend is asked, and the
+/// picture that comes back.
+@Suite("pwrecord screenshot's portal options", .tags(.desktop), .enabled(if: TestDesktop.isAvailable), .serialized)
+struct ScreenshotPortalOptionsTests {
+    struct Shot {
+        var result: Pwrecord.Result
+        var options: DBusVardict
+        var dialogs: UInt32
+        var accessAsked: Bool
+    }
+
+    /// Runs `pwrecord screenshot arguments...` in `home.work` with the backend's screen at `width` x `height`.
+    static func shoot(_ arguments: [String], in home: TestHome, width: UInt32, height: UInt32,
+                      response: UInt32? = nil) async throws -> Shot {
+        try await TestPortalControl.exclusively { control in
+            try await control.setStreamOptions(["width": width, "height": height])
+            if let response { try await control.setNextResponse("Screenshot", response) }
+            let r = try PwrecordProcess.run(["screenshot"] + arguments, environment: home.env, in: home.work, timeout: 30)
+            return Shot(result: r, options: try await control.lastOptions("Screenshot"),
+                        dialogs: try await control.stat("dialogs_shown"),
+                        accessAsked: !(try await control.lastOptions("AccessDialog")).isEmpty)
+        }
+    }
+
+    @Test("--window asks the portal for an interactive screenshot (the user picks the window) and saves the PNG it returns, at its size")
+    func windowIsInteractive() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let shot = try await Self.shoot(["--window", "-o", "w.png"], in: home, width: 400, height: 300)
+        #expect(shot.result.status == 0, "\(shot.result.stderr)")
+        let file = home.work.appendingPathComponent("w.png")
+        #expect(shot.result.stdout == "saved \(file.path)\n")
+        #expect(try shot.options.valueIfPresent("interactive", as: Bool.self) == true, "\(shot.options)")
+        // Interactive: the portal's own dialog, not the permission dialog of non-interactive screenshots.
+        #expect(shot.dialogs == 1)
+        #expect(!shot.accessAsked)
+        let png = try #require(try MediaTool.probe(file.path).first)
+        #expect(png.codec == "png" && png.width == 400 && png.height == 300, "\(png)")
+        let decoded = try MediaTool.decodeVideo(file.path, width: 400, height: 300)
+        #expect(TestPattern.checkColourAreas(try #require(decoded.frames.first)) == nil)
+        #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int == 0o600)
+    }
+
+    @Test("a plain screenshot is not interactive and, without -o, is saved as screenshot.png in the current folder")
+    func plainIsNotInteractive() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let shot = try await Self.shoot([], in: home, width: 352, height: 288)
+        #expect(shot.result.status == 0, "\(shot.result.stderr)")
+        #expect(try shot.options.valueIfPresent("interactive", as: Bool.self) == false, "\(shot.options)")
+        #expect(home.contents(of: home.work) == ["screenshot.png"])
+        let png = try #require(try MediaTool.probe(home.work.appendingPathComponent("screenshot.png").path).first)
+        #expect(png.width == 352 && png.height == 288, "\(png)")
+    }
+
+    @Test("a --window screenshot the user cancels exits 3 with one line and writes nothing")
+    func declinedWindow() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let shot = try await Self.shoot(["--window", "-o", "w.png"], in: home, width: 320, height: 240, response: 1)
+        #expect(shot.result.status == 3, "\(shot.result.stderr)")
+        let lines = shot.result.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("pwrecord: error: "), "\(shot.result.stderr)")
+        #expect(home.contents(of: home.work).isEmpty)
+    }
+}
