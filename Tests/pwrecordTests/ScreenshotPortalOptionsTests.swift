@@ -58,6 +58,30 @@ struct ScreenshotPortalOptionsTests {
         #expect(png.width == 352 && png.height == 288, "\(png)")
     }
 
+    @Test("a plain or --window screenshot to -o FILE.pdf is one page of the picture's size that renders as the picture",
+          arguments: [[], ["--window"]])
+    func pdf(options: [String]) async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let shot = try await Self.shoot(options + ["-o", "shot.pdf"], in: home, width: 400, height: 300)
+        #expect(shot.result.status == 0, "\(shot.result.stderr)")
+        let file = home.work.appendingPathComponent("shot.pdf")
+        #expect(shot.result.stdout == "saved \(file.path)\n")
+        #expect(home.contents(of: home.work) == ["shot.pdf"])
+        #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int == 0o600)
+        let info = try MediaTool.runAny("/usr/bin/pdfinfo", [file.path])
+        let text = String(decoding: info.stdout, as: UTF8.self)
+        #expect(info.status == 0 && text.contains("Pages:           1"), "\(text)\(info.stderr)")
+        // 96 pixels an inch: 400 x 300 pixels is 300 x 225 points.
+        #expect(text.contains("Page size:       300 x 225 pts"), "\(text)")
+        let rendered = home.root.appendingPathComponent("render")
+        let ppm = try MediaTool.runAny("/usr/bin/pdftoppm", ["-png", "-singlefile", "-scale-to-x", "400", "-scale-to-y", "300",
+                                                              file.path, rendered.path])
+        #expect(ppm.status == 0, "\(ppm.stderr)")
+        let decoded = try MediaTool.decodeVideo(rendered.path + ".png", width: 400, height: 300)
+        #expect(TestPattern.checkColourAreas(try #require(decoded.frames.first)) == nil)
+    }
+
     @Test("a --window screenshot the user cancels exits 3 with one line and writes nothing")
     func declinedWindow() async throws {
         let home = try TestHome()

@@ -68,7 +68,6 @@ struct ValidationBeforeSideEffectsTests {
 
     static let badScreenshotOptions: [(options: [String], name: String)] = [
         (["-o", "shot.gif"], "--output"),
-        (["-o", "shot.pdf"], "--output"),   // a plain screenshot is a PNG; PDF needs --long
         (["--long", "--idle-stop", "never"], "--idle-stop"),
         (["--long", "--max-height", "5"], "--max-height"),
         (["--window", "--bogus"], "--bogus"),
