@@ -82,6 +82,23 @@ struct ScreenshotPortalOptionsTests {
         #expect(TestPattern.checkColourAreas(try #require(decoded.frames.first)) == nil)
     }
 
+    @Test("--long --window asks the ScreenCast portal for a window, without the cursor, and saves what it stitched")
+    func longWindow() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let (r, selected) = try await TestPortalControl.exclusively { control in
+            let r = try PwrecordProcess.run(["screenshot", "--long", "--window", "--idle-stop", "1", "-o", "long.png"],
+                                            environment: home.env, in: home.work, timeout: 30)
+            return (r, try await control.lastOptions("SelectSources"))
+        }
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try selected.valueIfPresent("types", as: UInt32.self) == 2, "\(selected)")
+        #expect(try selected.valueIfPresent("cursor_mode", as: UInt32.self) == 1, "\(selected)")
+        let png = try #require(try MediaTool.probe(home.work.appendingPathComponent("long.png").path).first)
+        #expect(png.width == 320, "\(png)")
+        #expect(r.stdout == "saved \(home.work.appendingPathComponent("long.png").path) (320x\(png.height ?? 0))\n", "\(r.stdout)")
+    }
+
     @Test("a --window screenshot the user cancels exits 3 with one line and writes nothing")
     func declinedWindow() async throws {
         let home = try TestHome()
