@@ -41,7 +41,7 @@ struct RecordSignalTests {
         // Left out, not frozen: the frame times run on without a gap...
         let times = try MediaTool.videoFrameTimes(out.path)
         let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
-        #expect((gaps.max() ?? 0) < 0.5, "a gap of \(gaps.max() ?? 0) s in the frame times")
+        #expect((gaps.max() ?? 0) < 1.0, "a gap of \(gaps.max() ?? 0) s in the frame times")
         // ...while the backend's frame counter jumps over the frames sent during the pause (about 75 at 30 fps).
         let decoded = try MediaTool.decodeVideo(out.path, width: 320, height: 240)
         let counters = decoded.frames.map(TestPattern.decodeCounter)
