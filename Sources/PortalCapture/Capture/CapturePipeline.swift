@@ -246,7 +246,9 @@ public final class CapturePipeline: Sendable {
         if let processed = try? FrameProcessor(options: options.processing).outputFormat(for: frame.format, streamCrop: frame.crop) {
             format = processed
         }
-        queue.start(SinkContext(video: format, audio: audioFormat, output: nil, startTime: frame.timestamp))
+        // `format` is processed already (with the frame's own crop, which the queue cannot see): the queue
+        // must not crop it again.
+        queue.start(processed: SinkContext(video: format, audio: audioFormat, output: nil, startTime: frame.timestamp))
         events.async { [onEvent, format] in onEvent(.started(format)) }
     }
 

@@ -8,6 +8,8 @@ final class DeliveryCore: Sendable {
     private struct State {
         var queue: SampleQueue
         var context: SinkContext?
+        /// `context.video` is already the processed format (`CapturePipeline` knows the stream's own crop).
+        var contextIsProcessed = false
         var end: End?
         /// The delivery thread is about to wait (or waits) on `wakeup`; whoever clears this signals it.
         var consumerWaiting = false
@@ -22,7 +24,7 @@ final class DeliveryCore: Sendable {
     }
 
     private enum Step {
-        case open(SinkContext)
+        case open(SinkContext, processed: Bool)
         case deliver(CaptureSample)
         case wait
         case end(cancelled: Bool)
@@ -58,10 +60,11 @@ final class DeliveryCore: Sendable {
         return accepted
     }
 
-    func start(_ context: SinkContext) -> Bool {
+    func start(_ context: SinkContext, videoIsProcessed: Bool = false) -> Bool {
         let (started, wake) = state.withLock { state -> (Bool, Bool) in
             guard state.context == nil, state.end == nil else { return (false, false) }
             state.context = context
+            state.contextIsProcessed = videoIsProcessed
             return (true, state.takeWaitingConsumer())
         }
         if wake { wakeup.signal() }
@@ -92,7 +95,9 @@ final class DeliveryCore: Sendable {
         var opened = false
         while true {
             let step = state.withLock { state -> Step in
-                if !opened, state.end != .cancel, let context = state.context { return .open(context) }
+                if !opened, state.end != .cancel, let context = state.context {
+                    return .open(context, processed: state.contextIsProcessed)
+                }
                 if state.end == .cancel || (state.end == .finish && !opened) {
                     state.queue.discardAll()
                     return .end(cancelled: state.end == .cancel)
@@ -103,8 +108,8 @@ final class DeliveryCore: Sendable {
                 return .wait
             }
             switch step {
-            case .open(let context):
-                fanOut.open(context)
+            case .open(let context, let processed):
+                fanOut.open(context, videoIsProcessed: processed)
                 opened = true
             case .deliver(let sample):
                 if !fanOut.deliver(sample) { state.withLock { $0.queue.noteRejected() } }

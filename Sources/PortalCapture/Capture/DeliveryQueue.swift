@@ -59,6 +59,13 @@ public final class DeliveryQueue: Sendable {
         core.start(context)
     }
 
+    /// `start(_:)` with `context.video` already in the processed format (computed by `CapturePipeline`
+    /// from the first frame, its own crop metadata included), which is then not processed again.
+    @discardableResult
+    func start(processed context: SinkContext) -> Bool {
+        core.start(context, videoIsProcessed: true)
+    }
+
     /// Hands a sample over; safe from any thread, O(1), never blocks. Returns false when the queue has
     /// ended (`finish()` or `cancel()` was called) and the sample was refused.
     @discardableResult

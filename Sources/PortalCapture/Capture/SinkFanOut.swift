@@ -24,10 +24,11 @@ struct SinkFanOut {
         self.onEvent = onEvent
     }
 
-    /// Opens the sinks; a context video format is replaced by the processed one when it can be computed.
-    mutating func open(_ context: SinkContext) {
+    /// Opens the sinks; a context video format is replaced by the processed one when it can be computed,
+    /// unless `videoIsProcessed` says it already is (processing it again would crop twice).
+    mutating func open(_ context: SinkContext, videoIsProcessed: Bool = false) {
         var context = context
-        if let processor, let video = context.video, let processed = try? processor.outputFormat(for: video) {
+        if !videoIsProcessed, let processor, let video = context.video, let processed = try? processor.outputFormat(for: video) {
             context.video = processed
         }
         videoFormat = context.video

@@ -20,6 +20,8 @@ final class RecordingSession: Sendable {
         var ended = false
         var finished: (recording: Recording?, error: RecordingError?)?
         var kept: Recording?
+        /// The format the sinks were opened with (after the crop): what the file holds, unlike the stream's.
+        var recordedFormat: VideoFormat?
         var sinkError: RecordingError?
         var tasks: [Task<Void, Never>] = []
     }
@@ -97,9 +99,12 @@ final class RecordingSession: Sendable {
 
         let firstFrame = FirstFrameSignal()
         let sessionBox = Mutex<RecordingSession?>(nil)
+        let openedFormat = Mutex<VideoFormat?>(nil)
         let pipeline = CapturePipeline(videoCore: grant.core, audioCore: audioCore, sinks: sinks, options: pipelineOptions) { event in
             switch event {
-            case .started: firstFrame.signal(nil)
+            case .started(let format):
+                openedFormat.withLock { $0 = format }
+                firstFrame.signal(nil)
             case .ended(let cause):
                 firstFrame.signal(cause)
                 sessionBox.withLock { $0 }?.end(RecordingError(cause))
@@ -128,6 +133,7 @@ final class RecordingSession: Sendable {
         }
 
         // 4. Started: the pending file becomes the kept recording (the previous one goes).
+        session.state.withLock { $0.recordedFormat = openedFormat.withLock { $0 } }
         if let file {
             let recording = try configuration.store.keep(file, info: session.info(duration: 0))
             session.state.withLock { $0.kept = recording }
@@ -212,7 +218,7 @@ final class RecordingSession: Sendable {
     private func info(duration: Double) -> RecordingInfo {
         let stats = pipeline.statistics
         return RecordingInfo(appID: appID, fileName: file?.lastPathComponent ?? "", created: created, duration: duration,
-                             videoFormat: pipeline.videoFormat, audioFormat: options.microphone ? AudioFormat() : nil,
+                             videoFormat: state.withLock { $0.recordedFormat } ?? pipeline.videoFormat, audioFormat: options.microphone ? AudioFormat() : nil,
                              videoFrames: stats.videoFrames, droppedFrames: stats.droppedFrames)
     }
 

@@ -1,8 +1,12 @@
 /// A small parser following swift-argument-parser's conventions: `--name value`, `--name=value`, `-n value`,
-/// combined short flags (`-hv`), `--` ending options, `-h`/`--help` and `--version` anywhere. It only splits
-/// and checks the command line against the specs; it never performs a side effect.
+/// combined short flags (`-hv`), `--` ending options, `-h`/`--help` anywhere, `help <command>` first and
+/// `--version` right after the program name. It only splits and checks the command line against the specs;
+/// it never performs a side effect.
 struct ArgumentParser {
     var root: CommandSpec
+
+    /// The word that asks for help as a command: `pwrecord help record`.
+    static let helpCommand = "help"
 
     func parse(_ arguments: [String]) throws(CommandLineError) -> ParsedCommand {
         var command = root
@@ -20,6 +24,11 @@ struct ArgumentParser {
             if onlyPositionals || arg == "-" || !arg.hasPrefix("-") {
                 // The first bare word picks a subcommand while no positional has been taken yet.
                 if !onlyPositionals, parsed.positionals.isEmpty, !command.subcommands.isEmpty {
+                    // `pwrecord help [command...]` is `pwrecord [command...] --help`, as in swift-argument-parser.
+                    if arg == Self.helpCommand, parsed.path.count == 1, !parsed.helpRequested, command.subcommand(arg) == nil {
+                        parsed.helpRequested = true
+                        continue
+                    }
                     guard let sub = command.subcommand(arg) else { throw fail(.unknownCommand(arg)) }
                     command = sub
                     parsed.path.append(sub.name)

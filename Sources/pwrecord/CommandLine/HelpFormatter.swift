@@ -26,7 +26,8 @@ struct HelpFormatter {
         if !command.subcommands.isEmpty {
             lines += ["", "SUBCOMMANDS:"]
             for s in command.subcommands { lines.append(row(s.name, s.abstract)) }
-            lines += ["", "  See '\(path.joined(separator: " ")) <subcommand> --help' for detailed help."]
+            let more = path.count == 1 ? "\(path[0]) \(ArgumentParser.helpCommand) <subcommand>" : "\(path.joined(separator: " ")) <subcommand> --help"
+            lines += ["", "  See '\(more)' for detailed help."]
         }
         if !footer.isEmpty { lines += ["", footer] }
         return lines.joined(separator: "\n") + "\n"

@@ -24,10 +24,18 @@ enum LastCommand {
             recording.discard()
             console.out("discarded \(recording.file.path)")
         case "open":
+            // `Recording.open()` starts xdg-open through env(1) and does not wait, so a missing xdg-open would
+            // go unnoticed: look for it first.
+            guard ExecutableSearch.find("xdg-open") != nil else {
+                console.error("cannot open \(recording.file.path): xdg-open is not installed",
+                              hint: "install xdg-utils, or open the file with a player of your choice")
+                return .failure
+            }
             do { try recording.open() } catch {
                 console.error(error.description)
                 return .failure
             }
+            console.out("opening \(recording.file.path) with xdg-open")
         default:
             console.out(parsed.flag("json") ? json(recording) : text(recording))
         }
@@ -55,7 +63,7 @@ enum LastCommand {
         if let v = r.info.videoFormat { object["video"] = ["width": v.width, "height": v.height, "format": v.pixelFormat.rawValue] }
         if let a = r.info.audioFormat { object["audio"] = ["sampleRate": a.sampleRate, "channels": a.channels] }
         if let e = r.info.endedWithError { object["endedWithError"] = e }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])) ?? Data()
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 }

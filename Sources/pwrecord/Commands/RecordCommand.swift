@@ -13,7 +13,9 @@ enum RecordCommand {
         var force: Bool
     }
 
-    static func plan(_ parsed: ParsedCommand, config: UserConfig) throws(CommandLineError) -> Plan {
+    /// `sinks`, when given, is what `--sink` values are checked against (their ids and option names), so an
+    /// unknown sink is a usage error naming `--sink` before anything happens.
+    static func plan(_ parsed: ParsedCommand, config: UserConfig, sinks: SinkRegistry? = nil) throws(CommandLineError) -> Plan {
         var options = RecordingOptions()
         let output = parsed.value("output").map { config.outputURL(for: $0) }
         if let d = try parsed.value("duration", ValueParsers.duration) { options.maxDuration = d }
@@ -41,7 +43,17 @@ enum RecordCommand {
         if let crop = try parsed.value("crop", ValueParsers.rect) { options.crop = PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height) }
         options.masks = try parsed.all("mask", ValueParsers.rect).map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
         options.sinks = try parsed.all("sink") { s throws(ValueError) in
-            do throws(SinkError) { return try SinkSpec(parsing: s).description } catch { throw ValueError(error.description) }
+            do throws(SinkError) {
+                let spec = try SinkSpec(parsing: s)
+                if let sinks {
+                    let factory = try sinks.factory(for: spec.id)
+                    _ = try SinkOptions(sink: spec.id, given: Dictionary(spec.options.map { ($0.key, $0.value) }) { $1 },
+                                        declared: factory.options)
+                }
+                return spec.description
+            } catch {
+                throw ValueError(error.description)
+            }
         }
         options.output = output
         options.overwrite = parsed.flag("force")
@@ -52,9 +64,16 @@ enum RecordCommand {
     }
 
     static func run(_ parsed: ParsedCommand, config: UserConfig, console: Console) async throws(CommandLineError) -> ExitCode {
-        let plan = try plan(parsed, config: config)
+        var sinks = SinkRegistry.standard()
+        let rejectedPlugins = sinks.registerPlugins(from: PluginLoader())
+        // A refused plugin explains an "unknown sink" error, so it is shown when sinks are asked for.
+        if !parsed.all("sink").isEmpty {
+            for problem in rejectedPlugins { console.note("warning: \(problem)") }
+        }
+        let plan = try plan(parsed, config: config, sinks: sinks)
         EncoderSink.setLibraryLogLevel(.error)
-        let recorder = ScreenRecorder.standard(appID: plan.appID, provider: Providers.screenCast())
+        let recorder = ScreenRecorder(appID: plan.appID,
+                                      configuration: ScreenRecorderConfiguration(provider: Providers.screenCast(), sinks: sinks))
         let availability = await recorder.refreshAvailability()
         if let exit = ExitCode(unavailable: availability) {
             console.error(availability.description,
@@ -80,8 +99,12 @@ enum RecordCommand {
                 for await signal in stops.signals {
                     switch signal {
                     case .stop: return nil
-                    case .pause: try? recorder.pauseRecording(); console.note("paused")
-                    case .resume: try? recorder.resumeRecording(); console.note("resumed")
+                    // A pause while paused, or a resume while recording, changes nothing and says nothing.
+                    case .pause where !recorder.isPaused:
+                        try? recorder.pauseRecording(); progress.setPaused(true); progress.note("paused")
+                    case .resume where recorder.isPaused:
+                        try? recorder.resumeRecording(); progress.setPaused(false); progress.note("resumed")
+                    case .pause, .resume: break
                     }
                 }
                 return nil

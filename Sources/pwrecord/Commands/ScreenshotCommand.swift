@@ -4,7 +4,8 @@ import Plugins
 
 /// `pwrecord screenshot [-o FILE.png|FILE.pdf] [--window] [--long] [--interactive]`.
 ///
-/// Plain: the Screenshot portal (`org.freedesktop.portal.Screenshot`), saved as PNG.
+/// Plain: the Screenshot portal (`org.freedesktop.portal.Screenshot`), saved as the PNG it hands over, or
+/// decoded and saved as a one-page PDF.
 /// Long: a ScreenCast stream of what the user scrolls, stitched as it arrives (`ScrollStitcher`) into one
 /// tall PNG or PDF; it stops on Enter or Ctrl-C, when scrolling has stopped for `--idle-stop`, or at
 /// `--max-height`.
@@ -26,20 +27,24 @@ enum ScreenshotCommand {
         if parsed.flag("long") {
             return await long(output: output, window: parsed.flag("window"), idleStop: idleStop, maxHeight: maxHeight, console: console)
         }
-        guard ext == "png" else {
-            console.error("a plain screenshot is saved as PNG", hint: "use -o FILE.png, or --long for PDF")
-            return .usage
-        }
         do {
             let portal = try ScreenshotPortal()
             let shot = try await portal.take(PortalScreenshotOptions(interactive: parsed.flag("interactive") || parsed.flag("window")))
-            try write(Array(shot.data), to: output)
+            if ext == "pdf" {
+                // The portal hands over a PNG: decoded, then written as a one-page PDF.
+                try PDFWriter().write(try PNGReader().decode(Array(shot.data)), to: output.path)
+            } else {
+                try write(Array(shot.data), to: output)
+            }
             console.out("saved \(output.path)")
             return .success
         } catch let error as PortalError {
             let recording = RecordingError(error)
             console.error(recording.description)
             return ExitCode(recording)
+        } catch let error as ScreenshotError {
+            console.error("cannot save \(output.path): \(error.description)")
+            return .failure
         } catch {
             console.error("\(error)")
             return .failure

@@ -25,7 +25,7 @@ enum StatusCommand {
             if let d = decision.maxDuration { object["maxDurationSeconds"] = Double(d.components.seconds) }
             if let s = decision.allowedSinks { object["allowedSinks"] = s.sorted() }
             if let next = decision.nextChange { object["policyChangesAt"] = ISO8601DateFormatter().string(from: next) }
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])) ?? Data()
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
             console.out(String(decoding: data, as: UTF8.self))
         } else {
             console.out("recording is \(availability.isAvailable ? "available" : "unavailable")")

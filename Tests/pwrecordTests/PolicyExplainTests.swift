@@ -1,0 +1,75 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `pwrecord policy explain [--user U] [--app A] [--at TIME]`: the decision and the file lines behind it.
+@Suite("pwrecord policy explain")
+struct PolicyExplainTests {
+    static let policy = """
+        [defaults]
+        max-duration = 30m
+
+        [app:org.example.Game]
+        hours = 16:00-18:00
+        microphone = deny
+        """
+
+    /// The name of the user running the tests.
+    static var me: String { getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "root" }
+
+    func explain(_ arguments: [String]) throws -> (result: Pwrecord.Result, file: String) {
+        let home = try TestHome()
+        defer { home.remove() }
+        try home.writeUserPolicy(Self.policy)
+        return (try Pwrecord.run(["policy", "explain"] + arguments, environment: home.env), home.userPolicyFile.path)
+    }
+
+    @Test("outside the app's hours: exit 4, the user, app and time asked about, and the hours line that decided")
+    func outsideHours() throws {
+        let (r, file) = try explain(["--user", Self.me, "--app", "org.example.Game", "--at", "21:00"])
+        #expect(r.status == 4, "\(r.stdout)\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("user \(Self.me) (groups: ") == true && lines.first?.contains("app org.example.Game") == true,
+                "\(lines.first ?? "")")
+        #expect(lines.contains { $0.hasPrefix("at ") && $0.contains(" 21:00:00") }, "\(r.stdout)")
+        #expect(lines.contains("files: \(file)"))
+        #expect(lines.contains("recording is unavailable:"), "\(r.stdout)")
+        #expect(lines.contains { $0.contains("outside the allowed recording hours") && $0.contains("\(file):5 [app:org.example.Game]") },
+                "the reason names the line: \(r.stdout)")
+        // Each setting with the line it comes from, or the built-in default.
+        #expect(lines.contains("  \(file):5: hours = 16:00-18:00  [app:org.example.Game]"))
+        #expect(lines.contains("  \(file):6: microphone = deny  [app:org.example.Game]"))
+        #expect(lines.contains("  \(file):2: max-duration = 30m  [defaults]"))
+        #expect(lines.contains("recording = allow  (not set: built-in default)"))
+    }
+
+    @Test("inside the hours, given as a full date and time: exit 0, available, when the hours change next")
+    func insideHours() throws {
+        let (r, file) = try explain(["--app", "org.example.Game", "--at", "2030-01-07T17:30"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("at ") && $0.contains("2030-01-07 17:30:00") }, "\(r.stdout)")
+        #expect(lines.contains("recording is available"))
+        #expect(lines.contains { $0.hasPrefix("hours = 16:00-18:00  (next change ") && $0.contains("2030-01-07 18:00:00") }, "\(r.stdout)")
+        #expect(lines.contains("  \(file):5: hours = 16:00-18:00  [app:org.example.Game]"))
+    }
+
+    @Test("another app is only bound by the defaults")
+    func otherApp() throws {
+        let (r, file) = try explain(["--app", "org.example.Other", "--at", "21:00"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.contains("app org.example.Other") == true)
+        #expect(lines.contains("hours = always  (not set: built-in default)"))
+        #expect(lines.contains("microphone = allow  (not set: built-in default)"))
+        #expect(lines.contains("  \(file):2: max-duration = 30m  [defaults]"))
+    }
+
+    @Test("an unknown user is a usage error naming --user")
+    func unknownUser() throws {
+        let (r, _) = try explain(["--user", "no-such-user-\(getpid())"])
+        #expect(r.status == 2)
+        #expect(r.stderr.hasPrefix("pwrecord: error: invalid value 'no-such-user-\(getpid())' for '--user': "), "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("pwrecord: hint: see 'pwrecord policy explain --help'\n"))
+    }
+}

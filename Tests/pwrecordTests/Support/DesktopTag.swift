@@ -1,0 +1,6 @@
+import Testing
+
+extension Tag {
+    /// Integration tests that need the headless test desktop (`scripts/test-desktop start`).
+    @Tag static var desktop: Self
+}
