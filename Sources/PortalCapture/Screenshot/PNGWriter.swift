@@ -1,13 +1,16 @@
 import CPNG
 
-/// Saves a `StitchedImage` as PNG through libpng, with fast settings by default: zlib level 1 with the
-/// run-length strategy (`Z_RLE`) and the UP filter only. On the benchmark's 1920x20000 pages that is 4 to
-/// 5 times faster than libpng's defaults (level 6, all filters), for files 12% (with photos) to 90% (text
-/// only) larger; the SUB filter with the default strategy was 2 times slower and no smaller (bench/README.md).
+/// Saves a `StitchedImage` as PNG, with fast settings by default: zlib level 1 with the run-length strategy
+/// (`Z_RLE`) and the UP filter only, compressed by `PNGBandEncoder` on all processors at once (bands of rows
+/// deflated in parallel and joined into one zlib stream, as pigz does). On the benchmark's 1920x20000 pages
+/// level 1 with `Z_RLE` and UP is 4 to 5 times faster than libpng's defaults (level 6, all filters), for
+/// files 12% (with photos) to 90% (text only) larger; the SUB filter with the default strategy was 2 times
+/// slower and no smaller; the bands halve the time again on 2 processors (bench/README.md).
 /// Opaque images are written as RGB, others as RGBA.
 ///
-/// The libpng calls are `png_set_IHDR`, `png_set_compression_level`, `png_set_filter`, `png_set_filler`
-/// and `png_write_rows`, run by the `cpng_encode_rgba` shim (libpng reports errors by longjmp).
+/// `Encoder.libpng` writes through libpng instead, on the calling thread: `png_set_IHDR`,
+/// `png_set_compression_level`, `png_set_filter`, `png_set_filler` and `png_write_rows`, run by the
+/// `cpng_encode_rgba` shim (libpng reports errors by longjmp).
 public struct PNGWriter: Sendable {
     /// The PNG row filters libpng may choose from (`png_set_filter`); values are libpng's `PNG_FILTER_*`.
     public struct Filters: OptionSet, Sendable, Hashable {
@@ -36,6 +39,16 @@ public struct PNGWriter: Sendable {
         }
     }
 
+    /// What compresses the rows.
+    public enum Encoder: Sendable, Equatable {
+        /// pwrecord's own (`PNGBandEncoder`): the rows cut into `bands` bands, filtered and deflated (zlib)
+        /// as many at once as there are processors, joined into one zlib stream. nil: a band per 4 MiB of
+        /// filtered rows, and at least one per processor (at least 2); never more bands than rows.
+        case parallel(bands: Int? = nil)
+        /// libpng's `png_write_rows`, on the calling thread.
+        case libpng
+    }
+
     public struct Options: Sendable, Equatable {
         /// zlib level 0...9 (`png_set_compression_level`); nil keeps libpng's default (6).
         public var compressionLevel: Int?
@@ -46,22 +59,26 @@ public struct PNGWriter: Sendable {
         public var strategy: Strategy?
         /// Write RGB even when some pixels are not opaque (PDF embedding needs RGB).
         public var dropAlpha: Bool
+        /// What compresses: pwrecord's parallel encoder or libpng. Both take the same settings.
+        public var encoder: Encoder
 
         public init(compressionLevel: Int? = 1, filters: Filters? = .up, strategy: Strategy? = .runLength,
-                    dropAlpha: Bool = false) {
+                    dropAlpha: Bool = false, encoder: Encoder = .parallel()) {
             self.compressionLevel = compressionLevel
             self.filters = filters
             self.strategy = strategy
             self.dropAlpha = dropAlpha
+            self.encoder = encoder
         }
 
-        /// libpng's own defaults, for comparison (slower, somewhat smaller files).
-        public static let libpngDefaults = Options(compressionLevel: nil, filters: nil, strategy: nil)
+        /// libpng itself with its own defaults, for comparison (slower, somewhat smaller files).
+        public static let libpngDefaults = Options(compressionLevel: nil, filters: nil, strategy: nil, encoder: .libpng)
 
         public func compressionLevel(_ value: Int?) -> Self { var o = self; o.compressionLevel = value; return o }
         public func filters(_ value: Filters?) -> Self { var o = self; o.filters = value; return o }
         public func strategy(_ value: Strategy?) -> Self { var o = self; o.strategy = value; return o }
         public func dropAlpha(_ value: Bool) -> Self { var o = self; o.dropAlpha = value; return o }
+        public func encoder(_ value: Encoder) -> Self { var o = self; o.encoder = value; return o }
     }
 
     public var options: Options
@@ -78,7 +95,25 @@ public struct PNGWriter: Sendable {
         if let level = options.compressionLevel, !(0...9).contains(level) {
             throw .invalidOption(name: "compressionLevel", reason: "\(level) is not in 0...9")
         }
+        if let filters = options.filters, filters.intersection(.all).isEmpty {
+            throw .invalidOption(name: "filters", reason: "no filter given; choose at least one (noFilter stores rows as they are)")
+        }
         let dropAlpha = options.dropAlpha || image.isOpaque
+        guard case .parallel(let bands) = options.encoder else {
+            return try encodeWithLibpng(image, dropAlpha: dropAlpha)
+        }
+        if let bands, bands < 1 {
+            throw .invalidOption(name: "encoder", reason: "\(bands) bands; give at least 1, or nil to choose by size")
+        }
+        let filters = options.filters ?? .all
+        // libpng's defaults, so that both encoders read unset options alike.
+        let strategy = options.strategy ?? (filters == .noFilter ? .standard : .filtered)
+        let encoder = PNGBandEncoder(level: Int32(options.compressionLevel ?? 6), strategy: strategy.zlibValue,
+                                     filters: filters, hasAlpha: !dropAlpha, bands: bands)
+        return EncodedPNG(bytes: try encoder.encode(image), width: image.width, height: image.height, hasAlpha: !dropAlpha)
+    }
+
+    private func encodeWithLibpng(_ image: StitchedImage, dropAlpha: Bool) throws(ScreenshotError) -> EncodedPNG {
         var buffer = cpng_buffer()
         defer { cpng_buffer_free(&buffer) }
         let rows = image.rowPointers()

@@ -111,6 +111,26 @@ struct PDFWriterTests {
         #expect(try PDFWriter().data(for: image, reusing: other).firstRange(of: other.imageData()) != nil)
     }
 
+    @Test("a PNG compressed in many bands, odd width, makes a PDF that renders as the image", arguments: [nil, 1, 9] as [Int?])
+    func bandedPNGInPDF(bands: Int?) throws {
+        let (image, page) = try page(width: 61, bodyHeight: 260, seed: 8)
+        let png = try PNGWriter(options: PNGWriter.Options().encoder(.parallel(bands: bands))).encode(image)
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try PDFWriter().write(image, to: dir + "/banded.pdf", reusing: png)
+        #expect(try info(dir + "/banded.pdf", pages: 1).count == 1)
+        let rendered = try render(dir + "/banded.pdf", page: 1, dpi: 96, in: dir)
+        #expect(rendered.width == page.width && rendered.height == page.pageHeight)
+        #expect(Support.mismatch(rendered.rgba, page.pageRGBA, width: page.width) == nil)
+        // Splash (pdftoppm) resamples, so it is compared with its rendering of the same PDF made from libpng's PNG.
+        let splash = try render(dir + "/banded.pdf", page: 1, dpi: 96, tool: "pdftoppm", in: dir)
+        let libpng = try PNGWriter(options: PNGWriter.Options().encoder(.libpng)).encode(image)
+        try PDFWriter().write(image, to: dir + "/libpng.pdf", reusing: libpng)
+        let reference = try render(dir + "/libpng.pdf", page: 1, dpi: 96, tool: "pdftoppm", in: dir)
+        #expect(splash.width == page.width && splash.height == page.pageHeight)
+        #expect(Support.mismatch(splash.rgba, reference.rgba, width: page.width) == nil)
+    }
+
     @Test("a page taller than 200 inches gets a UserUnit and, rendered at that scale, is the image")
     func tallPageUsesUserUnit() throws {
         // 20,000 rows at 96 px/inch is 208 inches: 15,000 units at UserUnit 1, over the 14,400 limit.
