@@ -13,8 +13,8 @@ import Glibc
 ///
 /// Bands are handed to `DispatchQueue.concurrentPerform`, so as many run at once as there are processors,
 /// and a processor that is busy with other work takes fewer bands. Memory: besides the compressed output,
-/// each running band has a window of filtered rows (about 256 KiB) and zlib's state (about 270 KiB at
-/// memLevel 8); the filtered image is never held whole.
+/// each running band has a window of filtered rows (64,000 bytes or one row) and zlib's state (about
+/// 270 KiB at memLevel 8); the filtered image is never held whole.
 struct PNGBandEncoder {
     /// zlib's level (0...9) and strategy (`Z_RLE`...).
     var level: Int32
@@ -29,8 +29,9 @@ struct PNGBandEncoder {
     /// processor slowed by other work leaves its share to the others, large enough that the bands' ends
     /// (a flush and a fresh window each) cost nothing measurable.
     static let bandBytes = 4 << 20
-    /// Filtered rows are compressed in windows of about this many bytes (at least one row).
-    static let windowBytes = 256 << 10
+    /// Filtered rows are made and compressed in windows of at most this many bytes (or one row): one
+    /// piece for `RawDeflater`.
+    static let windowBytes = RawDeflater.pieceBytes
 
     /// The whole PNG file.
     func encode(_ image: StitchedImage) throws(ScreenshotError) -> [UInt8] {
@@ -122,8 +123,8 @@ struct PNGBandEncoder {
                 offset += piece
             }
             y += n
-            let flush = y < rows.upperBound ? Z_NO_FLUSH : (last ? Z_FINISH : Z_FULL_FLUSH)
-            try deflater.compress(filtered, flush: flush, into: output)
+            let ending: RawDeflater.Ending = y < rows.upperBound ? .open : (last ? .finish : .flush)
+            try deflater.compress(filtered, ending: ending, into: output)
         }
         var crcs: [UInt32] = []
         let data = output.bytes
