@@ -8,8 +8,8 @@ import Glibc
 /// cut into bands; each band is filtered (`PNGRowFilter`) and compressed (`RawDeflater`, zlib) on its own,
 /// ending byte-aligned (`Z_FULL_FLUSH`, the last band `Z_FINISH`); the bands' outputs joined behind one zlib
 /// header (RFC 1950) are one deflate stream, and the Adler-32 of all filtered rows (zlib's
-/// `adler32_combine` over the bands' checksums) closes it. The stream is cut into IDAT chunks of at most
-/// `PNGChunk.maximumImageDataPayload` bytes, whose CRCs the bands compute too.
+/// `adler32_combine` over the bands' checksums) closes it. Each band frames its own output as IDAT chunks
+/// (at most `maximumChunkPayload` bytes each) with their CRCs.
 ///
 /// Bands are handed to `DispatchQueue.concurrentPerform`, so as many run at once as there are processors,
 /// and a processor that is busy with other work takes fewer bands. Memory: besides the compressed output,
@@ -24,6 +24,9 @@ struct PNGBandEncoder {
     var hasAlpha: Bool
     /// The number of bands; nil: `bandCount(rows:lineBytes:processors:)`.
     var bands: Int?
+    /// The largest IDAT chunk payload: a band's output is cut into chunks this size. Large enough that a
+    /// band of `bandBytes` is one chunk (decoders read IDAT chunks of any size up to the format's 2^31 - 1).
+    var maximumChunkPayload = 8 << 20
 
     /// About this many filtered bytes make a band when the count is not given: small enough that a
     /// processor slowed by other work leaves its share to the others, large enough that the bands' ends
@@ -33,15 +36,27 @@ struct PNGBandEncoder {
     /// piece for `RawDeflater`.
     static let windowBytes = RawDeflater.pieceBytes
 
-    /// The whole PNG file.
+    /// The whole PNG file; the calling thread compresses bands too.
     func encode(_ image: StitchedImage) throws(ScreenshotError) -> [UInt8] {
+        try encode(image, streaming: false) { _ throws(ScreenshotError) in }
+    }
+
+    /// The whole PNG file, whose bytes are also handed to `emit` in order, on the calling thread: each
+    /// band's IDAT chunks as soon as that band and all before it are compressed, so that writing them
+    /// overlaps compressing the rest. The bands compress on Dispatch's global queue meanwhile.
+    func encode(_ image: StitchedImage,
+                emit: (borrowing [UInt8]) throws(ScreenshotError) -> Void) throws(ScreenshotError) -> [UInt8] {
+        try encode(image, streaming: true, emit: emit)
+    }
+
+    private func encode(_ image: StitchedImage, streaming: Bool,
+                        emit: (borrowing [UInt8]) throws(ScreenshotError) -> Void) throws(ScreenshotError) -> [UInt8] {
         let channels = hasAlpha ? 4 : 3
         let lineBytes = 1 + image.width * channels
         let count = min(image.height, bands ?? Self.bandCount(rows: image.height, lineBytes: lineBytes,
                                                               processors: Self.processors()))
         let bands = (0..<count).map { image.height * $0 / count ..< image.height * ($0 + 1) / count }
-        // Each slot is written by its one iteration and read after concurrentPerform has returned (which
-        // waits for all of them), so the slots are never shared while they change.
+        // Each slot is written by its one band and read only after that band's semaphore was signalled.
         nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Result<CompressedBand, ScreenshotError>?>
             .allocate(capacity: count)
         results.initialize(repeating: nil)
@@ -49,14 +64,53 @@ struct PNGBandEncoder {
             results.deinitialize()
             results.deallocate()
         }
-        DispatchQueue.concurrentPerform(iterations: count) { i in
-            results[i] = Result { () throws(ScreenshotError) in
-                try compress(image, rows: bands[i], first: i == 0, last: i == count - 1)
+        let finished = (0..<count).map { _ in DispatchSemaphore(value: 0) }
+        let work = { @Sendable in
+            DispatchQueue.concurrentPerform(iterations: count) { i in
+                results[i] = Result { () throws(ScreenshotError) in
+                    try compress(image, rows: bands[i], first: i == 0, last: i == count - 1)
+                }
+                finished[i].signal()
             }
         }
+        let group = DispatchGroup()
+        if streaming { DispatchQueue.global().async(group: group, execute: work) } else { work() }
+
+        let head = PNGChunk.signature + PNGChunk.header(width: image.width, height: image.height, hasAlpha: hasAlpha)
+        var failure: ScreenshotError?
         var compressed: [CompressedBand] = []
-        for result in results { try compressed.append(result!.get()) }
-        return assemble(compressed, width: image.width, height: image.height)
+        do throws(ScreenshotError) { try emit(head) } catch { failure = error }
+        for i in 0..<count {
+            finished[i].wait()
+            guard failure == nil else { continue }  // every band still finishes before `results` goes away
+            switch results[i]! {
+            case .failure(let error): failure = error
+            case .success(let band):
+                compressed.append(band)
+                do throws(ScreenshotError) { try emit(band.file) } catch { failure = error }
+            }
+        }
+        group.wait()
+        if let failure { throw failure }
+
+        var adler = compressed[0].adler
+        for band in compressed.dropFirst() { adler = cpng_adler32_combine(adler, band.adler, band.length) }
+        let trailer = PNGChunk.bigEndian(UInt32(truncatingIfNeeded: adler))
+        let tail = trailer + PNGChunk.bigEndian(PNGChunk.crc(continuing: compressed[count - 1].openCRC, trailer))
+            + PNGChunk.chunk("IEND", [])
+        try emit(tail)
+        let total = compressed.reduce(head.count + tail.count) { $0 + $1.file.count }
+        return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+            var at = 0
+            func put(_ bytes: [UInt8]) {
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[at...]).initialize(fromContentsOf: bytes)
+                at += bytes.count
+            }
+            put(head)
+            for band in compressed { put(band.file) }
+            put(tail)
+            initialized = at
+        }
     }
 
     /// Bands for `rows` rows of `lineBytes` filtered bytes: one per `bandBytes`, and at least one per
@@ -81,15 +135,17 @@ struct PNGBandEncoder {
         return [UInt8(header >> 8), UInt8(header & 0xFF)]
     }
 
-    /// One band's part of the IDAT stream.
-    struct CompressedBand {
-        /// The compressed bytes (the first band's start with the zlib header).
-        var data: ByteBuffer
+    /// One band's part of the file.
+    struct CompressedBand: Sendable {
+        /// Its IDAT chunks, in full, except that the last band's last chunk lacks its end: the stream's
+        /// Adler-32 (which its length field already counts) and its CRC. The first band's data starts with
+        /// the zlib header.
+        var file: [UInt8]
+        /// The CRC-32 of that last chunk so far (type and data), which the Adler-32 continues.
+        var openCRC: UInt32
         /// Adler-32 of the band's filtered rows, and how many bytes they are.
         var adler: UInt
         var length: Int
-        /// The CRC-32 of "IDAT" and each `PNGChunk.maximumImageDataPayload`-byte piece of `data`, in order.
-        var crcs: [UInt32]
     }
 
     private func compress(_ image: StitchedImage, rows: Range<Int>, first: Bool, last: Bool) throws(ScreenshotError) -> CompressedBand {
@@ -126,47 +182,33 @@ struct PNGBandEncoder {
             let ending: RawDeflater.Ending = y < rows.upperBound ? .open : (last ? .finish : .flush)
             try deflater.compress(filtered, ending: ending, into: output)
         }
-        var crcs: [UInt32] = []
-        let data = output.bytes
-        var start = 0
-        repeat {
-            let end = min(start + PNGChunk.maximumImageDataPayload, data.count)
-            crcs.append(PNGChunk.crc(type: "IDAT", UnsafeBufferPointer(rebasing: data[start..<end])))
-            start = end
-        } while start < data.count
-        return CompressedBand(data: output, adler: adler, length: rows.count * lineBytes, crcs: crcs)
+        let (file, openCRC) = frame(output.bytes, closing: last)
+        return CompressedBand(file: file, openCRC: openCRC, adler: adler, length: rows.count * lineBytes)
     }
 
-    /// Signature, IHDR, the bands' IDAT chunks with the Adler-32 at the end of the last one, IEND.
-    private func assemble(_ bands: [CompressedBand], width: Int, height: Int) -> [UInt8] {
-        var adler = bands[0].adler
-        for band in bands.dropFirst() { adler = cpng_adler32_combine(adler, band.adler, band.length) }
-        let trailer = PNGChunk.bigEndian(UInt32(truncatingIfNeeded: adler))
-        let head = PNGChunk.signature + PNGChunk.header(width: width, height: height, hasAlpha: hasAlpha)
-        let end = PNGChunk.chunk("IEND", [])
-        let total = head.count + bands.reduce(0) { $0 + $1.data.count + 12 * $1.crcs.count } + trailer.count + end.count
-        return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+    /// `data` as IDAT chunks of at most `maximumChunkPayload` bytes. When `closing`, the last chunk is left
+    /// open for the 4-byte Adler-32: its length counts them, and its CRC is returned, not written.
+    private func frame(_ data: UnsafeBufferPointer<UInt8>, closing: Bool) -> (file: [UInt8], openCRC: UInt32) {
+        let size = maximumChunkPayload
+        let chunks = max(1, (data.count + size - 1) / size)
+        var openCRC: UInt32 = 0
+        let file = [UInt8](unsafeUninitializedCapacity: data.count + 12 * chunks) { buffer, initialized in
             var at = 0
             func put(_ bytes: some Collection<UInt8>) {
                 _ = UnsafeMutableBufferPointer(rebasing: buffer[at...]).initialize(fromContentsOf: bytes)
                 at += bytes.count
             }
-            put(head)
-            for (b, band) in bands.enumerated() {
-                let data = band.data.bytes
-                for (k, crc) in band.crcs.enumerated() {
-                    let start = k * PNGChunk.maximumImageDataPayload
-                    let piece = UnsafeBufferPointer(rebasing: data[start..<min(start + PNGChunk.maximumImageDataPayload, data.count)])
-                    let closing = b == bands.count - 1 && k == band.crcs.count - 1
-                    put(PNGChunk.bigEndian(UInt32(piece.count + (closing ? trailer.count : 0))))
-                    put("IDAT".utf8)
-                    put(piece)
-                    if closing { put(trailer) }
-                    put(PNGChunk.bigEndian(closing ? PNGChunk.crc(continuing: crc, trailer) : crc))
-                }
+            for k in 0..<chunks {
+                let piece = UnsafeBufferPointer(rebasing: data[(k * size)..<min((k + 1) * size, data.count)])
+                let open = closing && k == chunks - 1
+                put(PNGChunk.bigEndian(UInt32(piece.count + (open ? 4 : 0))))
+                put("IDAT".utf8)
+                put(piece)
+                let crc = PNGChunk.crc(type: "IDAT", piece)
+                if open { openCRC = crc } else { put(PNGChunk.bigEndian(crc)) }
             }
-            put(end)
             initialized = at
         }
+        return (file, openCRC)
     }
 }

@@ -4,8 +4,6 @@ import CPNG
 /// a CRC-32 (zlib's `crc32`) of the type and data.
 enum PNGChunk {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-    /// The largest payload `PNGBandEncoder` puts in one IDAT chunk.
-    static let maximumImageDataPayload = 1 << 20
 
     /// The CRC-32 of `type` and then `data`.
     static func crc(type: String, _ data: UnsafeBufferPointer<UInt8>) -> UInt32 {

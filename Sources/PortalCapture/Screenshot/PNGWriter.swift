@@ -89,6 +89,13 @@ public struct PNGWriter: Sendable {
 
     /// The PNG file's bytes, in memory.
     public func encode(_ image: StitchedImage) throws(ScreenshotError) -> EncodedPNG {
+        let dropAlpha = try check(image)
+        guard let encoder = try bandEncoder(hasAlpha: !dropAlpha) else { return try encodeWithLibpng(image, dropAlpha: dropAlpha) }
+        return EncodedPNG(bytes: try encoder.encode(image), width: image.width, height: image.height, hasAlpha: !dropAlpha)
+    }
+
+    /// Checks the options against `image`; returns whether the alpha channel is dropped.
+    private func check(_ image: StitchedImage) throws(ScreenshotError) -> Bool {
         guard image.width <= Int(Int32.max), image.height <= Int(Int32.max) else {
             throw .imageTooLarge(width: image.width, height: image.height, format: "PNG")
         }
@@ -98,19 +105,20 @@ public struct PNGWriter: Sendable {
         if let filters = options.filters, filters.intersection(.all).isEmpty {
             throw .invalidOption(name: "filters", reason: "no filter given; choose at least one (noFilter stores rows as they are)")
         }
-        let dropAlpha = options.dropAlpha || image.isOpaque
-        guard case .parallel(let bands) = options.encoder else {
-            return try encodeWithLibpng(image, dropAlpha: dropAlpha)
-        }
-        if let bands, bands < 1 {
+        if case .parallel(let bands?) = options.encoder, bands < 1 {
             throw .invalidOption(name: "encoder", reason: "\(bands) bands; give at least 1, or nil to choose by size")
         }
+        return options.dropAlpha || image.isOpaque
+    }
+
+    /// The parallel encoder for these options; nil for `Encoder.libpng`.
+    private func bandEncoder(hasAlpha: Bool) throws(ScreenshotError) -> PNGBandEncoder? {
+        guard case .parallel(let bands) = options.encoder else { return nil }
         let filters = options.filters ?? .all
         // libpng's defaults, so that both encoders read unset options alike.
         let strategy = options.strategy ?? (filters == .noFilter ? .standard : .filtered)
-        let encoder = PNGBandEncoder(level: Int32(options.compressionLevel ?? 6), strategy: strategy.zlibValue,
-                                     filters: filters, hasAlpha: !dropAlpha, bands: bands)
-        return EncodedPNG(bytes: try encoder.encode(image), width: image.width, height: image.height, hasAlpha: !dropAlpha)
+        return PNGBandEncoder(level: Int32(options.compressionLevel ?? 6), strategy: strategy.zlibValue,
+                              filters: filters, hasAlpha: hasAlpha, bands: bands)
     }
 
     private func encodeWithLibpng(_ image: StitchedImage, dropAlpha: Bool) throws(ScreenshotError) -> EncodedPNG {
@@ -133,12 +141,20 @@ public struct PNGWriter: Sendable {
     }
 
     /// Encodes `image` and writes it to `path` (mode 0600, atomically: a temporary file renamed over
-    /// `path`). Returns the encoded PNG, which `PDFWriter` can reuse.
+    /// `path`). Returns the encoded PNG, which `PDFWriter` can reuse. The parallel encoder writes each band
+    /// as soon as it and all before it are compressed, while the others are still compressing.
     @discardableResult
     public func write(_ image: StitchedImage, to path: String) throws(ScreenshotError) -> EncodedPNG {
-        let png = try encode(image)
+        let dropAlpha = try check(image)
         var file = try AtomicFile(path: path)
-        try file.write(png.bytes[...])
+        let png: EncodedPNG
+        if let encoder = try bandEncoder(hasAlpha: !dropAlpha) {
+            let bytes = try encoder.encode(image) { (bytes) throws(ScreenshotError) in try file.write(bytes[...]) }
+            png = EncodedPNG(bytes: bytes, width: image.width, height: image.height, hasAlpha: !dropAlpha)
+        } else {
+            png = try encodeWithLibpng(image, dropAlpha: dropAlpha)
+            try file.write(png.bytes[...])
+        }
         try file.commit()
         return png
     }

@@ -139,16 +139,40 @@ struct PNGBandEncoderTests {
 
     @Test("IDAT chunks stay within their size limit and the zlib header is valid")
     func chunkLayout() throws {
-        // 1400x1000 noise is about 4 MiB of filtered rows, so bands hold more than one chunk each.
-        let rgba = Self.pixels(width: 1400, height: 1000, seed: 9, opaque: true)
-        let png = try PNGWriter(options: PNGWriter.Options().encoder(.parallel(bands: 2)))
-            .encode(StitchedImage(width: 1400, height: 1000, rgba: rgba))
+        let rgba = Self.pixels(width: 300, height: 200, seed: 9, opaque: true)
+        let image = try StitchedImage(width: 300, height: 200, rgba: rgba)
+        var encoder = PNGBandEncoder(level: 1, strategy: PNGWriter.Strategy.runLength.zlibValue, filters: .up,
+                                     hasAlpha: false, bands: 3)
+        encoder.maximumChunkPayload = 5000
+        let png = EncodedPNG(bytes: try encoder.encode(image), width: 300, height: 200, hasAlpha: false)
         let ranges = png.imageDataRanges()
-        #expect(ranges.count > 2)
-        #expect(ranges.allSatisfy { $0.count <= PNGChunk.maximumImageDataPayload + 4 })
+        #expect(ranges.count > 6, "each band's output is cut into several chunks")
+        #expect(ranges.dropLast().allSatisfy { $0.count <= 5000 } && ranges.last!.count <= 5004)
         let header = png.bytes[ranges[0].lowerBound], flags = png.bytes[ranges[0].lowerBound + 1]
         #expect(header == 0x78 && (Int(header) << 8 | Int(flags)) % 31 == 0)
-        try expectDecodes(png, to: rgba, width: 1400, height: 1000)
+        try expectDecodes(png, to: rgba, width: 300, height: 200)
+    }
+
+    @Test("streamed bytes are the file's bytes, in order, and a failing write stops the encoding with its error")
+    func streaming() throws {
+        let rgba = Self.pixels(width: 200, height: 90, seed: 4, opaque: false)
+        let image = try StitchedImage(width: 200, height: 90, rgba: rgba)
+        let encoder = PNGBandEncoder(level: 1, strategy: PNGWriter.Strategy.runLength.zlibValue, filters: .up,
+                                     hasAlpha: true, bands: 5)
+        var streamed: [UInt8] = [], calls = 0
+        let bytes = try encoder.encode(image) { (piece) throws(ScreenshotError) in streamed += piece; calls += 1 }
+        #expect(streamed == bytes)
+        #expect(calls == 7, "the signature and header, one piece per band, the end")
+        #expect(bytes == (try encoder.encode(image)), "the same bytes as encoding in memory")
+        let full = ScreenshotError.fileWriteFailed(path: "x.png", operation: "write", errno: ENOSPC)
+        calls = 0
+        #expect(throws: full) {
+            _ = try encoder.encode(image) { (_) throws(ScreenshotError) in
+                calls += 1
+                if calls == 3 { throw full }
+            }
+        }
+        #expect(calls == 3, "nothing is written after the failure")
     }
 
     @Test("a band count below 1 and an empty filter set are refused with the option's name")
