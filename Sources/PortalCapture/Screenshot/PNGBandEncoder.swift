@@ -36,21 +36,23 @@ struct PNGBandEncoder {
     /// piece for `RawDeflater`.
     static let windowBytes = RawDeflater.pieceBytes
 
+    /// Receives the file in pieces: the bytes, and where in them the zlib stream's bytes lie (the IDAT
+    /// payloads: what a PDF image stream with `/Predictor 15` holds).
+    typealias Emit = (_ bytes: borrowing [UInt8], _ imageData: [Range<Int>]) throws(ScreenshotError) -> Void
+
     /// The whole PNG file; the calling thread compresses bands too.
     func encode(_ image: StitchedImage) throws(ScreenshotError) -> [UInt8] {
-        try encode(image, streaming: false) { _ throws(ScreenshotError) in }
+        try encode(image, streaming: false) { (_, _) throws(ScreenshotError) in }
     }
 
-    /// The whole PNG file, whose bytes are also handed to `emit` in order, on the calling thread: each
-    /// band's IDAT chunks as soon as that band and all before it are compressed, so that writing them
-    /// overlaps compressing the rest. The bands compress on Dispatch's global queue meanwhile.
-    func encode(_ image: StitchedImage,
-                emit: (borrowing [UInt8]) throws(ScreenshotError) -> Void) throws(ScreenshotError) -> [UInt8] {
+    /// The whole PNG file, which is also handed to `emit` in order, on the calling thread: each band's
+    /// IDAT chunks as soon as that band and all before it are compressed, so that writing them overlaps
+    /// compressing the rest. The bands compress on Dispatch's global queue meanwhile.
+    func encode(_ image: StitchedImage, emit: Emit) throws(ScreenshotError) -> [UInt8] {
         try encode(image, streaming: true, emit: emit)
     }
 
-    private func encode(_ image: StitchedImage, streaming: Bool,
-                        emit: (borrowing [UInt8]) throws(ScreenshotError) -> Void) throws(ScreenshotError) -> [UInt8] {
+    private func encode(_ image: StitchedImage, streaming: Bool, emit: Emit) throws(ScreenshotError) -> [UInt8] {
         let channels = hasAlpha ? 4 : 3
         let lineBytes = 1 + image.width * channels
         let count = min(image.height, bands ?? Self.bandCount(rows: image.height, lineBytes: lineBytes,
@@ -79,7 +81,7 @@ struct PNGBandEncoder {
         let head = PNGChunk.signature + PNGChunk.header(width: image.width, height: image.height, hasAlpha: hasAlpha)
         var failure: ScreenshotError?
         var compressed: [CompressedBand] = []
-        do throws(ScreenshotError) { try emit(head) } catch { failure = error }
+        do throws(ScreenshotError) { try emit(head, []) } catch { failure = error }
         for i in 0..<count {
             finished[i].wait()
             guard failure == nil else { continue }  // every band still finishes before `results` goes away
@@ -87,7 +89,7 @@ struct PNGBandEncoder {
             case .failure(let error): failure = error
             case .success(let band):
                 compressed.append(band)
-                do throws(ScreenshotError) { try emit(band.file) } catch { failure = error }
+                do throws(ScreenshotError) { try emit(band.file, band.imageData) } catch { failure = error }
             }
         }
         group.wait()
@@ -98,7 +100,7 @@ struct PNGBandEncoder {
         let trailer = PNGChunk.bigEndian(UInt32(truncatingIfNeeded: adler))
         let tail = trailer + PNGChunk.bigEndian(PNGChunk.crc(continuing: compressed[count - 1].openCRC, trailer))
             + PNGChunk.chunk("IEND", [])
-        try emit(tail)
+        try emit(tail, [0..<trailer.count])
         let total = compressed.reduce(head.count + tail.count) { $0 + $1.file.count }
         return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
             var at = 0
@@ -141,6 +143,8 @@ struct PNGBandEncoder {
         /// Adler-32 (which its length field already counts) and its CRC. The first band's data starts with
         /// the zlib header.
         var file: [UInt8]
+        /// Where the chunks' payloads lie in `file`.
+        var imageData: [Range<Int>]
         /// The CRC-32 of that last chunk so far (type and data), which the Adler-32 continues.
         var openCRC: UInt32
         /// Adler-32 of the band's filtered rows, and how many bytes they are.
@@ -182,16 +186,19 @@ struct PNGBandEncoder {
             let ending: RawDeflater.Ending = y < rows.upperBound ? .open : (last ? .finish : .flush)
             try deflater.compress(filtered, ending: ending, into: output)
         }
-        let (file, openCRC) = frame(output.bytes, closing: last)
-        return CompressedBand(file: file, openCRC: openCRC, adler: adler, length: rows.count * lineBytes)
+        let (file, imageData, openCRC) = frame(output.bytes, closing: last)
+        return CompressedBand(file: file, imageData: imageData, openCRC: openCRC, adler: adler,
+                              length: rows.count * lineBytes)
     }
 
     /// `data` as IDAT chunks of at most `maximumChunkPayload` bytes. When `closing`, the last chunk is left
     /// open for the 4-byte Adler-32: its length counts them, and its CRC is returned, not written.
-    private func frame(_ data: UnsafeBufferPointer<UInt8>, closing: Bool) -> (file: [UInt8], openCRC: UInt32) {
+    private func frame(_ data: UnsafeBufferPointer<UInt8>,
+                       closing: Bool) -> (file: [UInt8], imageData: [Range<Int>], openCRC: UInt32) {
         let size = maximumChunkPayload
         let chunks = max(1, (data.count + size - 1) / size)
         var openCRC: UInt32 = 0
+        var imageData: [Range<Int>] = []
         let file = [UInt8](unsafeUninitializedCapacity: data.count + 12 * chunks) { buffer, initialized in
             var at = 0
             func put(_ bytes: some Collection<UInt8>) {
@@ -203,12 +210,13 @@ struct PNGBandEncoder {
                 let open = closing && k == chunks - 1
                 put(PNGChunk.bigEndian(UInt32(piece.count + (open ? 4 : 0))))
                 put("IDAT".utf8)
+                imageData.append(at..<(at + piece.count))
                 put(piece)
                 let crc = PNGChunk.crc(type: "IDAT", piece)
                 if open { openCRC = crc } else { put(PNGChunk.bigEndian(crc)) }
             }
             initialized = at
         }
-        return (file, openCRC)
+        return (file, imageData, openCRC)
     }
 }

@@ -145,17 +145,22 @@ public struct PNGWriter: Sendable {
     /// as soon as it and all before it are compressed, while the others are still compressing.
     @discardableResult
     public func write(_ image: StitchedImage, to path: String) throws(ScreenshotError) -> EncodedPNG {
-        let dropAlpha = try check(image)
         var file = try AtomicFile(path: path)
-        let png: EncodedPNG
-        if let encoder = try bandEncoder(hasAlpha: !dropAlpha) {
-            let bytes = try encoder.encode(image) { (bytes) throws(ScreenshotError) in try file.write(bytes[...]) }
-            png = EncodedPNG(bytes: bytes, width: image.width, height: image.height, hasAlpha: !dropAlpha)
-        } else {
-            png = try encodeWithLibpng(image, dropAlpha: dropAlpha)
-            try file.write(png.bytes[...])
-        }
+        let png = try encode(image) { (bytes, _) throws(ScreenshotError) in try file.write(bytes[...]) }
         try file.commit()
         return png
+    }
+
+    /// Encodes `image`, handing the file to `emit` in order as it is made (see `PNGBandEncoder.Emit`):
+    /// band by band, while later bands compress, with the parallel encoder; whole with libpng.
+    func encode(_ image: StitchedImage, emit: PNGBandEncoder.Emit) throws(ScreenshotError) -> EncodedPNG {
+        let dropAlpha = try check(image)
+        guard let encoder = try bandEncoder(hasAlpha: !dropAlpha) else {
+            let png = try encodeWithLibpng(image, dropAlpha: dropAlpha)
+            try emit(png.bytes, png.imageDataRanges())
+            return png
+        }
+        let bytes = try encoder.encode(image, emit: emit)
+        return EncodedPNG(bytes: bytes, width: image.width, height: image.height, hasAlpha: !dropAlpha)
     }
 }

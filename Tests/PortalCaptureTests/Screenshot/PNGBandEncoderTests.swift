@@ -159,15 +159,21 @@ struct PNGBandEncoderTests {
         let image = try StitchedImage(width: 200, height: 90, rgba: rgba)
         let encoder = PNGBandEncoder(level: 1, strategy: PNGWriter.Strategy.runLength.zlibValue, filters: .up,
                                      hasAlpha: true, bands: 5)
-        var streamed: [UInt8] = [], calls = 0
-        let bytes = try encoder.encode(image) { (piece) throws(ScreenshotError) in streamed += piece; calls += 1 }
+        var streamed: [UInt8] = [], imageData: [UInt8] = [], calls = 0
+        let bytes = try encoder.encode(image) { (piece, ranges) throws(ScreenshotError) in
+            streamed += piece
+            for range in ranges { imageData += piece[range] }
+            calls += 1
+        }
         #expect(streamed == bytes)
         #expect(calls == 7, "the signature and header, one piece per band, the end")
+        #expect(imageData == EncodedPNG(bytes: bytes, width: 200, height: 90, hasAlpha: true).imageData(),
+                "the pieces say where the zlib stream lies")
         #expect(bytes == (try encoder.encode(image)), "the same bytes as encoding in memory")
         let full = ScreenshotError.fileWriteFailed(path: "x.png", operation: "write", errno: ENOSPC)
         calls = 0
         #expect(throws: full) {
-            _ = try encoder.encode(image) { (_) throws(ScreenshotError) in
+            _ = try encoder.encode(image) { (_, _) throws(ScreenshotError) in
                 calls += 1
                 if calls == 3 { throw full }
             }
