@@ -107,11 +107,13 @@ func timed<T>(_ body: () throws -> T) -> (T, Double, cpu: Double) {
 }
 
 struct WriterTimes {
-    var png: [Double] = [], pngCPU: [Double] = [], encode: [Double] = [], pdfReuse: [Double] = [], pdf: [Double] = [], defaults: [Double] = []
+    var png: [Double] = [], pngCPU: [Double] = [], encode: [Double] = [], oneBand: [Double] = [], oneBandCPU: [Double] = []
+    var pdfReuse: [Double] = [], pdf: [Double] = [], libpngFast: [Double] = [], defaults: [Double] = []
 }
 
-/// Writes `image` as PNG, PDF reusing the PNG's data, PDF on its own (`runs` times each) and PNG with
-/// libpng's defaults (at most 3 times: it takes seconds).
+/// Writes `image` as PNG, PDF reusing the PNG's data, PDF on its own (`runs` times each), and for
+/// comparison (at most 3 times: they take seconds) PNG through libpng with the same settings (the encoder
+/// before the parallel one), PNG in one band (in memory: one processor), PNG with libpng's defaults.
 func writers(_ image: StitchedImage, name: String, runs: Int) -> WriterTimes {
     var t = WriterTimes()
     var pngSize = 0, defaultSize = 0
@@ -126,6 +128,10 @@ func writers(_ image: StitchedImage, name: String, runs: Int) -> WriterTimes {
         let (_, t3, _) = timed { try PDFWriter().write(image, to: work + "/tall.pdf") }
         t.pdf.append(t3)
         if run < 3 {
+            let (_, t6, _) = timed { try PNGWriter(options: PNGWriter.Options().encoder(.libpng)).write(image, to: work + "/tall-libpng.png") }
+            t.libpngFast.append(t6)
+            let (_, t7, c7) = timed { try PNGWriter(options: PNGWriter.Options().encoder(.parallel(bands: 1))).encode(image) }
+            t.oneBand.append(t7); t.oneBandCPU.append(c7)
             let (slow, t4, _) = timed { try PNGWriter(options: .libpngDefaults).write(image, to: work + "/tall-defaults.png") }
             t.defaults.append(t4); defaultSize = slow.bytes.count
         }
@@ -141,6 +147,9 @@ func writers(_ image: StitchedImage, name: String, runs: Int) -> WriterTimes {
     print("    encoding alone (memory): \(line(t.encode))")
     print("  PDF reusing the PNG data: \(line(t.pdfReuse))")
     print("  PDF on its own (encodes): \(line(t.pdf))  (\(Int(info.st_size) / 1024) KiB)")
+    print("  PNG, one band, in memory: \(line(t.oneBand))")
+    print("    process CPU time:       \(line(t.oneBandCPU))")
+    print("  PNG, libpng, same settings: \(line(t.libpngFast))")
     print("  PNG, libpng defaults:     \(line(t.defaults))  (\(defaultSize / 1024) KiB)")
     return t
 }
@@ -155,7 +164,7 @@ do {
     let m = writers(try StitchedImage(width: width, height: mixed.pageHeight, rgba: mixed.pageRGBA), name: "mixed", runs: writerRuns)
     print("RESULT png_ms=\(ms(median(m.png))) png_min_ms=\(ms(m.png.min()!)) png_cpu_ms=\(ms(median(m.pngCPU)))"
           + " pdf_reuse_ms=\(ms(median(m.pdfReuse))) pdf_ms=\(ms(median(m.pdf))) pdf_min_ms=\(ms(m.pdf.min()!))"
-          + " png_defaults_ms=\(ms(median(m.defaults)))")
+          + " png_libpng_ms=\(ms(median(m.libpngFast))) png_defaults_ms=\(ms(median(m.defaults)))")
     // A text-only page (paragraphs and blank runs), like an article or a settings page.
     var blocks: [ScrollingPage.Block] = []
     var rows = 0
