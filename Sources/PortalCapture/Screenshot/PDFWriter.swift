@@ -144,7 +144,7 @@ public struct PDFWriter: Sendable {
             pdf.beginStream(3, dictionary: Self.imageDictionary(image), lengthObject: lengthID)
             try pdf.flush(to: &file)
             var count = 0
-            _ = try PNGWriter(options: PNGWriter.Options().dropAlpha(true)).encode(image) { (bytes, imageData) throws(ScreenshotError) in
+            _ = try PNGWriter(options: PNGWriter.Options().dropAlpha(true)).encode(image, keep: false) { (bytes, imageData) throws(ScreenshotError) in
                 for range in imageData {
                     try file.write(bytes[range])
                     count += range.count

@@ -42,17 +42,18 @@ struct PNGBandEncoder {
 
     /// The whole PNG file; the calling thread compresses bands too.
     func encode(_ image: StitchedImage) throws(ScreenshotError) -> [UInt8] {
-        try encode(image, streaming: false) { (_, _) throws(ScreenshotError) in }
+        try encode(image, streaming: false, keep: true) { (_, _) throws(ScreenshotError) in }
     }
 
-    /// The whole PNG file, which is also handed to `emit` in order, on the calling thread: each band's
-    /// IDAT chunks as soon as that band and all before it are compressed, so that writing them overlaps
-    /// compressing the rest. The bands compress on Dispatch's global queue meanwhile.
-    func encode(_ image: StitchedImage, emit: Emit) throws(ScreenshotError) -> [UInt8] {
-        try encode(image, streaming: true, emit: emit)
+    /// Hands the PNG file to `emit` in order, on the calling thread: each band's IDAT chunks as soon as that
+    /// band and all before it are compressed, so that writing them overlaps compressing the rest; the bands
+    /// compress on Dispatch's global queue meanwhile. Returns the whole file when `keep`, else nothing.
+    func encode(_ image: StitchedImage, keep: Bool, emit: Emit) throws(ScreenshotError) -> [UInt8] {
+        try encode(image, streaming: true, keep: keep, emit: emit)
     }
 
-    private func encode(_ image: StitchedImage, streaming: Bool, emit: Emit) throws(ScreenshotError) -> [UInt8] {
+    private func encode(_ image: StitchedImage, streaming: Bool, keep: Bool,
+                        emit: Emit) throws(ScreenshotError) -> [UInt8] {
         let channels = hasAlpha ? 4 : 3
         let lineBytes = 1 + image.width * channels
         let count = min(image.height, bands ?? Self.bandCount(rows: image.height, lineBytes: lineBytes,
@@ -79,8 +80,15 @@ struct PNGBandEncoder {
         if streaming { DispatchQueue.global().async(group: group, execute: work) } else { work() }
 
         let head = PNGChunk.signature + PNGChunk.header(width: image.width, height: image.height, hasAlpha: hasAlpha)
+        var file: [UInt8] = []
+        if keep {
+            // Done bands give the exact size; otherwise a guess, as the bands' buffers make.
+            let exact = streaming ? nil : results.reduce(0) { $0 + ((try? $1?.get())?.file.count ?? 0) }
+            file.reserveCapacity(head.count + (exact ?? image.height * lineBytes / 4 + 4096) + 32)
+            file += head
+        }
         var failure: ScreenshotError?
-        var compressed: [CompressedBand] = []
+        var adler: UInt = 1, openCRC: UInt32 = 0
         do throws(ScreenshotError) { try emit(head, []) } catch { failure = error }
         for i in 0..<count {
             finished[i].wait()
@@ -88,31 +96,21 @@ struct PNGBandEncoder {
             switch results[i]! {
             case .failure(let error): failure = error
             case .success(let band):
-                compressed.append(band)
+                adler = i == 0 ? band.adler : cpng_adler32_combine(adler, band.adler, band.length)
+                openCRC = band.openCRC
                 do throws(ScreenshotError) { try emit(band.file, band.imageData) } catch { failure = error }
+                if keep { file += band.file }
+                results[i] = nil  // the band's bytes are not needed any more
             }
         }
         group.wait()
         if let failure { throw failure }
 
-        var adler = compressed[0].adler
-        for band in compressed.dropFirst() { adler = cpng_adler32_combine(adler, band.adler, band.length) }
         let trailer = PNGChunk.bigEndian(UInt32(truncatingIfNeeded: adler))
-        let tail = trailer + PNGChunk.bigEndian(PNGChunk.crc(continuing: compressed[count - 1].openCRC, trailer))
-            + PNGChunk.chunk("IEND", [])
+        let tail = trailer + PNGChunk.bigEndian(PNGChunk.crc(continuing: openCRC, trailer)) + PNGChunk.chunk("IEND", [])
         try emit(tail, [0..<trailer.count])
-        let total = compressed.reduce(head.count + tail.count) { $0 + $1.file.count }
-        return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
-            var at = 0
-            func put(_ bytes: [UInt8]) {
-                _ = UnsafeMutableBufferPointer(rebasing: buffer[at...]).initialize(fromContentsOf: bytes)
-                at += bytes.count
-            }
-            put(head)
-            for band in compressed { put(band.file) }
-            put(tail)
-            initialized = at
-        }
+        if keep { file += tail }
+        return file
     }
 
     /// Bands for `rows` rows of `lineBytes` filtered bytes: one per `bandBytes`, and at least one per

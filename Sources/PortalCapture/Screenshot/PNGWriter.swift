@@ -146,21 +146,22 @@ public struct PNGWriter: Sendable {
     @discardableResult
     public func write(_ image: StitchedImage, to path: String) throws(ScreenshotError) -> EncodedPNG {
         var file = try AtomicFile(path: path)
-        let png = try encode(image) { (bytes, _) throws(ScreenshotError) in try file.write(bytes[...]) }
+        let png = try encode(image, keep: true) { (bytes, _) throws(ScreenshotError) in try file.write(bytes[...]) }
         try file.commit()
         return png
     }
 
     /// Encodes `image`, handing the file to `emit` in order as it is made (see `PNGBandEncoder.Emit`):
-    /// band by band, while later bands compress, with the parallel encoder; whole with libpng.
-    func encode(_ image: StitchedImage, emit: PNGBandEncoder.Emit) throws(ScreenshotError) -> EncodedPNG {
+    /// band by band, while later bands compress, with the parallel encoder; whole with libpng. Without
+    /// `keep`, the returned PNG's `bytes` may be empty (the parallel encoder does not gather them).
+    func encode(_ image: StitchedImage, keep: Bool, emit: PNGBandEncoder.Emit) throws(ScreenshotError) -> EncodedPNG {
         let dropAlpha = try check(image)
         guard let encoder = try bandEncoder(hasAlpha: !dropAlpha) else {
             let png = try encodeWithLibpng(image, dropAlpha: dropAlpha)
             try emit(png.bytes, png.imageDataRanges())
             return png
         }
-        let bytes = try encoder.encode(image, emit: emit)
+        let bytes = try encoder.encode(image, keep: keep, emit: emit)
         return EncodedPNG(bytes: bytes, width: image.width, height: image.height, hasAlpha: !dropAlpha)
     }
 }

@@ -160,7 +160,7 @@ struct PNGBandEncoderTests {
         let encoder = PNGBandEncoder(level: 1, strategy: PNGWriter.Strategy.runLength.zlibValue, filters: .up,
                                      hasAlpha: true, bands: 5)
         var streamed: [UInt8] = [], imageData: [UInt8] = [], calls = 0
-        let bytes = try encoder.encode(image) { (piece, ranges) throws(ScreenshotError) in
+        let bytes = try encoder.encode(image, keep: true) { (piece, ranges) throws(ScreenshotError) in
             streamed += piece
             for range in ranges { imageData += piece[range] }
             calls += 1
@@ -173,7 +173,7 @@ struct PNGBandEncoderTests {
         let full = ScreenshotError.fileWriteFailed(path: "x.png", operation: "write", errno: ENOSPC)
         calls = 0
         #expect(throws: full) {
-            _ = try encoder.encode(image) { (_, _) throws(ScreenshotError) in
+            _ = try encoder.encode(image, keep: false) { (_, _) throws(ScreenshotError) in
                 calls += 1
                 if calls == 3 { throw full }
             }
