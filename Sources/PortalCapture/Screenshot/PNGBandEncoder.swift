@@ -1,5 +1,6 @@
 import CPNG
 import Dispatch
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,7 +48,8 @@ struct PNGBandEncoder {
 
     /// Hands the PNG file to `emit` in order, on the calling thread: each band's IDAT chunks as soon as that
     /// band and all before it are compressed, so that writing them overlaps compressing the rest; the bands
-    /// compress on Dispatch's global queue meanwhile. Returns the whole file when `keep`, else nothing.
+    /// compress on another thread and Dispatch's pool meanwhile. Returns the whole file when `keep`, else
+    /// nothing.
     func encode(_ image: StitchedImage, keep: Bool, emit: Emit) throws(ScreenshotError) -> [UInt8] {
         try encode(image, streaming: true, keep: keep, emit: emit)
     }
@@ -76,8 +78,15 @@ struct PNGBandEncoder {
                 finished[i].signal()
             }
         }
-        let group = DispatchGroup()
-        if streaming { DispatchQueue.global().async(group: group, execute: work) } else { work() }
+        // Streaming, the bands start from a thread of their own, which takes bands itself, so they progress
+        // whatever Dispatch's pool threads are doing (the calling thread may be one of them, blocked here).
+        let allDone = DispatchSemaphore(value: 0)
+        if streaming {
+            Thread { work(); allDone.signal() }.start()
+        } else {
+            work()
+            allDone.signal()
+        }
 
         let head = PNGChunk.signature + PNGChunk.header(width: image.width, height: image.height, hasAlpha: hasAlpha)
         var file: [UInt8] = []
@@ -103,7 +112,7 @@ struct PNGBandEncoder {
                 results[i] = nil  // the band's bytes are not needed any more
             }
         }
-        group.wait()
+        allDone.wait()
         if let failure { throw failure }
 
         let trailer = PNGChunk.bigEndian(UInt32(truncatingIfNeeded: adler))

@@ -181,6 +181,29 @@ struct PNGBandEncoderTests {
         #expect(calls == 3, "nothing is written after the failure")
     }
 
+    @Test("many PNG and PDF writes at once, from tasks that block pool threads while they write, all give their image",
+          .timeLimit(.minutes(1)))
+    func concurrentWrites() async throws {
+        let rgba = Self.pixels(width: 240, height: 160, seed: 21, opaque: true)
+        let image = try StitchedImage(width: 240, height: 160, rgba: rgba)
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let writes = 3 * PNGBandEncoder.processors() + 2
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<writes {
+                group.addTask {
+                    try PNGWriter(options: PNGWriter.Options().encoder(.parallel(bands: 6))).write(image, to: dir + "/\(i).png")
+                    try PDFWriter().write(image, to: dir + "/\(i).pdf")
+                }
+            }
+            try await group.waitForAll()
+        }
+        for i in 0..<writes {
+            let decoded = try LibpngDecoder.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/\(i).png"))))
+            #expect(Support.mismatch(decoded.rgba, rgba, width: 240) == nil, "file \(i)")
+        }
+    }
+
     @Test("a band count below 1 and an empty filter set are refused with the option's name")
     func badOptions() throws {
         let image = try StitchedImage(width: 4, height: 4, rgba: [UInt8](repeating: 9, count: 64))
