@@ -133,11 +133,11 @@ public struct PDFWriter: Sendable {
     /// written as soon as they are ready, while later ones compress; the image stream's `/Length` is then an
     /// indirect object after the pages.
     public func write(_ image: StitchedImage, to path: String, reusing png: EncodedPNG? = nil) throws(ScreenshotError) {
+        let pages = try pages(width: image.width, height: image.height)  // bad options fail before any file
         var file = try AtomicFile(path: path)
         if let png = png.flatMap({ Self.reusable($0, for: image) }) {
             try assemble(image, reusing: png).write(to: &file)
         } else {
-            let pages = try pages(width: image.width, height: image.height)
             let lengthID = 5 + 2 * pages.count
             var pdf = PDFBuffer(borrowing: [])
             begin(&pdf, pages: pages)

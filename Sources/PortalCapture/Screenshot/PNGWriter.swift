@@ -12,7 +12,8 @@ import CPNG
 /// `png_set_compression_level`, `png_set_filter`, `png_set_filler` and `png_write_rows`, run by the
 /// `cpng_encode_rgba` shim (libpng reports errors by longjmp).
 public struct PNGWriter: Sendable {
-    /// The PNG row filters libpng may choose from (`png_set_filter`); values are libpng's `PNG_FILTER_*`.
+    /// The PNG row filters an encoder may choose from per row; values are libpng's `PNG_FILTER_*`
+    /// (`png_set_filter`).
     public struct Filters: OptionSet, Sendable, Hashable {
         public let rawValue: Int32
         public init(rawValue: Int32) { self.rawValue = rawValue }
@@ -50,12 +51,13 @@ public struct PNGWriter: Sendable {
     }
 
     public struct Options: Sendable, Equatable {
-        /// zlib level 0...9 (`png_set_compression_level`); nil keeps libpng's default (6).
+        /// zlib level 0...9 (`png_set_compression_level`); nil: libpng's default, 6.
         public var compressionLevel: Int?
-        /// Filters to choose from per row; nil keeps libpng's default (all five, chosen adaptively).
+        /// Filters to choose from per row (with several, the one whose bytes have the smallest sum of absolute
+        /// values, as libpng chooses); nil: libpng's default, all five.
         public var filters: Filters?
-        /// zlib's match strategy (`png_set_compression_strategy`); nil keeps libpng's default (`Z_FILTERED`
-        /// when rows are filtered).
+        /// zlib's match strategy (`png_set_compression_strategy`); nil: libpng's default, `Z_FILTERED` when
+        /// rows are filtered.
         public var strategy: Strategy?
         /// Write RGB even when some pixels are not opaque (PDF embedding needs RGB).
         public var dropAlpha: Bool
@@ -90,7 +92,7 @@ public struct PNGWriter: Sendable {
     /// The PNG file's bytes, in memory.
     public func encode(_ image: StitchedImage) throws(ScreenshotError) -> EncodedPNG {
         let dropAlpha = try check(image)
-        guard let encoder = try bandEncoder(hasAlpha: !dropAlpha) else { return try encodeWithLibpng(image, dropAlpha: dropAlpha) }
+        guard let encoder = bandEncoder(hasAlpha: !dropAlpha) else { return try encodeWithLibpng(image, dropAlpha: dropAlpha) }
         return EncodedPNG(bytes: try encoder.encode(image), width: image.width, height: image.height, hasAlpha: !dropAlpha)
     }
 
@@ -112,7 +114,7 @@ public struct PNGWriter: Sendable {
     }
 
     /// The parallel encoder for these options; nil for `Encoder.libpng`.
-    private func bandEncoder(hasAlpha: Bool) throws(ScreenshotError) -> PNGBandEncoder? {
+    private func bandEncoder(hasAlpha: Bool) -> PNGBandEncoder? {
         guard case .parallel(let bands) = options.encoder else { return nil }
         let filters = options.filters ?? .all
         // libpng's defaults, so that both encoders read unset options alike.
@@ -156,7 +158,7 @@ public struct PNGWriter: Sendable {
     /// `keep`, the returned PNG's `bytes` may be empty (the parallel encoder does not gather them).
     func encode(_ image: StitchedImage, keep: Bool, emit: PNGBandEncoder.Emit) throws(ScreenshotError) -> EncodedPNG {
         let dropAlpha = try check(image)
-        guard let encoder = try bandEncoder(hasAlpha: !dropAlpha) else {
+        guard let encoder = bandEncoder(hasAlpha: !dropAlpha) else {
             let png = try encodeWithLibpng(image, dropAlpha: dropAlpha)
             try emit(png.bytes, png.imageDataRanges())
             return png
