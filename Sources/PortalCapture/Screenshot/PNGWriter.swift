@@ -5,7 +5,8 @@ import CPNG
 /// deflated in parallel and joined into one zlib stream, as pigz does). On the benchmark's 1920x20000 pages
 /// level 1 with `Z_RLE` and UP is 4 to 5 times faster than libpng's defaults (level 6, all filters), for
 /// files 12% (with photos) to 90% (text only) larger; the SUB filter with the default strategy was 2 times
-/// slower and no smaller; the bands halve the time again on 2 processors (bench/README.md).
+/// slower and no smaller. The parallel encoder then takes less than half the time of libpng with the same
+/// settings on the benchmark's 2-processor machine (bench/README.md).
 /// Opaque images are written as RGB, others as RGBA.
 ///
 /// `Encoder.libpng` writes through libpng instead, on the calling thread: `png_set_IHDR`,
