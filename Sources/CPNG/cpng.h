@@ -1,7 +1,7 @@
-// Umbrella header for libpng 1.6.
+// Umbrella header for libpng 1.6 and zlib (PNGWriter's own parallel encoder deflates with zlib directly).
 #pragma once
 #include <png.h>
-#include <zlib.h>  // Z_FILTERED, Z_RLE...: png_set_compression_strategy takes zlib's constants
+#include <zlib.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,3 +71,15 @@ static inline int cpng_encode_rgba(cpng_buffer *out, const unsigned char *const 
 
 // Why: the encoded bytes were allocated by C (realloc) and must be freed by C.
 static inline void cpng_buffer_free(cpng_buffer *out) { free(out->data); out->data = NULL; out->size = out->capacity = 0; }
+
+// Why: `deflateInit2` is a function-like macro (it passes ZLIB_VERSION and sizeof(z_stream) to deflateInit2_),
+// which Swift cannot call. Starts a raw deflate stream (windowBits -15: no zlib header or Adler-32 trailer)
+// with memLevel 8, zlib's default.
+static inline int cpng_deflate_init_raw(z_streamp stream, int level, int strategy) {
+    return deflateInit2(stream, level, Z_DEFLATED, -15, 8, strategy);
+}
+
+// Why: zlib.h may #define adler32_combine to adler32_combine64 (large-file builds), which Swift cannot see.
+static inline unsigned long cpng_adler32_combine(unsigned long adler1, unsigned long adler2, long length2) {
+    return adler32_combine(adler1, adler2, (z_off_t)length2);
+}

@@ -1,6 +1,7 @@
 /// A PDF being written, as pieces: its own small byte runs and ranges of a PNG file's bytes (the IDAT
 /// payloads, which become an image stream without being copied), with the byte offset of every object
 /// for the cross-reference table (ISO 32000-1, 7.5: header, body, `xref`, `trailer`, `startxref`, `%%EOF`).
+/// A stream's data may also go to the file directly (`beginStream`, `flush(to:)`, `endStream(written:)`).
 struct PDFBuffer {
     enum Piece {
         case bytes([UInt8])
@@ -42,6 +43,26 @@ struct PDFBuffer {
             length += range.count
         }
         append("\nendstream\nendobj\n")
+    }
+
+    /// Starts a stream object whose data goes straight to the file: `flush(to:)` what comes before,
+    /// write the data, then `endStream(written:)`. Its `/Length` is object `lengthObject`, added later.
+    mutating func beginStream(_ id: Int, dictionary: String, lengthObject: Int) {
+        offsets[id] = length
+        append("\(id) 0 obj\n<< \(dictionary) /Length \(lengthObject) 0 R >>\nstream\n")
+    }
+
+    /// Counts the `count` bytes of stream data written to the file since `beginStream`, and ends the object.
+    mutating func endStream(written count: Int) {
+        length += count
+        append("\nendstream\nendobj\n")
+    }
+
+    /// Writes what was added so far to `file` and drops it; offsets and the running length are kept.
+    mutating func flush(to file: inout AtomicFile) throws(ScreenshotError) {
+        try write(to: &file)
+        pieces = []
+        pending = []
     }
 
     private mutating func streamHeader(_ id: Int, dictionary: String, count: Int) {

@@ -115,47 +115,85 @@ public struct PDFWriter: Sendable {
 
     func assemble(_ image: StitchedImage, reusing png: EncodedPNG?) throws(ScreenshotError) -> PDFBuffer {
         let pages = try pages(width: image.width, height: image.height)
-        var source = png
-        var ranges: [Range<Int>] = []
-        if let png, !png.hasAlpha, png.width == image.width, png.height == image.height {
-            ranges = png.imageDataRanges()
+        let source: EncodedPNG
+        if let png = png.flatMap({ Self.reusable($0, for: image) }) {
+            source = png
+        } else {
+            source = try PNGWriter(options: PNGWriter.Options().dropAlpha(true)).encode(image)
         }
-        if ranges.isEmpty {
-            let encoded = try PNGWriter(options: PNGWriter.Options().dropAlpha(true)).encode(image)
-            source = encoded
-            ranges = encoded.imageDataRanges()
-        }
+        var pdf = PDFBuffer(borrowing: source.bytes)
+        begin(&pdf, pages: pages)
+        pdf.stream(3, dictionary: Self.imageDictionary(image), borrowing: source.imageDataRanges())
+        end(&pdf, image: image, pages: pages)
+        return pdf
+    }
 
-        var pdf = PDFBuffer(borrowing: source?.bytes ?? [])
+    /// Writes the PDF to `path` (mode 0600, atomically: a temporary file renamed over `path`). Without a
+    /// reusable `png`, the image is compressed here (`PNGWriter`'s default settings, RGB) and its bands are
+    /// written as soon as they are ready, while later ones compress; the image stream's `/Length` is then an
+    /// indirect object after the pages.
+    public func write(_ image: StitchedImage, to path: String, reusing png: EncodedPNG? = nil) throws(ScreenshotError) {
+        let pages = try pages(width: image.width, height: image.height)  // bad options fail before any file
+        var file = try AtomicFile(path: path)
+        if let png = png.flatMap({ Self.reusable($0, for: image) }) {
+            try assemble(image, reusing: png).write(to: &file)
+        } else {
+            let lengthID = 5 + 2 * pages.count
+            var pdf = PDFBuffer(borrowing: [])
+            begin(&pdf, pages: pages)
+            pdf.beginStream(3, dictionary: Self.imageDictionary(image), lengthObject: lengthID)
+            try pdf.flush(to: &file)
+            var count = 0
+            _ = try PNGWriter(options: PNGWriter.Options().dropAlpha(true)).encode(image, keep: false) { (bytes, imageData) throws(ScreenshotError) in
+                for range in imageData {
+                    try file.write(bytes[range])
+                    count += range.count
+                }
+            }
+            pdf.endStream(written: count)
+            end(&pdf, image: image, pages: pages, length: (lengthID, count))
+            try pdf.write(to: &file)
+        }
+        try file.commit()
+    }
+
+    /// `png` when its IDAT data can be the image stream: RGB, the image's size, well formed.
+    private static func reusable(_ png: EncodedPNG, for image: StitchedImage) -> EncodedPNG? {
+        !png.hasAlpha && png.width == image.width && png.height == image.height && !png.imageDataRanges().isEmpty ? png : nil
+    }
+
+    /// The image XObject's dictionary (without `/Length`): the PNG's IDAT data as it is.
+    private static func imageDictionary(_ image: StitchedImage) -> String {
+        "/Type /XObject /Subtype /Image /Width \(image.width) /Height \(image.height) "
+            + "/ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode "
+            + "/DecodeParms << /Predictor 15 /Colors 3 /BitsPerComponent 8 /Columns \(image.width) >>"
+    }
+
+    /// The header and objects 1 (catalog) and 2 (page tree); object 3, the image, comes next.
+    private func begin(_ pdf: inout PDFBuffer, pages: [Page]) {
         pdf.append(pages.contains { $0.userUnit != nil } ? "%PDF-1.6\n" : "%PDF-1.4\n")
         pdf.append([0x25, 0xE2, 0xE3, 0xCF, 0xD3, 0x0A])  // a binary comment: "this file has 8-bit bytes"
         let pageIDs = pages.indices.map { 5 + 2 * $0 }
         pdf.object(1, "<< /Type /Catalog /Pages 2 0 R >>")
         pdf.object(2, "<< /Type /Pages /Kids [\(pageIDs.map { "\($0) 0 R" }.joined(separator: " "))] /Count \(pages.count) >>")
-        pdf.stream(3, dictionary: "/Type /XObject /Subtype /Image /Width \(image.width) /Height \(image.height) "
-                   + "/ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode "
-                   + "/DecodeParms << /Predictor 15 /Colors 3 /BitsPerComponent 8 /Columns \(image.width) >>",
-                   borrowing: ranges)
+    }
+
+    /// Object 4 (document information), each page (`5 + 2i`) and its content stream (`6 + 2i`), the image
+    /// stream's length object when it was written straight to the file, and the cross-reference table.
+    private func end(_ pdf: inout PDFBuffer, image: StitchedImage, pages: [Page], length: (id: Int, count: Int)? = nil) {
         pdf.object(4, "<< /Producer (pwrecord)" + (options.title.map { " /Title \(PDFBuffer.text($0))" } ?? "") + " >>")
         for (i, page) in pages.enumerated() {
+            let id = 5 + 2 * i
             let n = PDFBuffer.number
             let unit = page.userUnit.map { " /UserUnit \(n($0))" } ?? ""
-            pdf.object(pageIDs[i], "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(n(page.width)) \(n(page.height))]"
-                       + " /Resources << /XObject << /Im0 3 0 R >> >> /Contents \(pageIDs[i] + 1) 0 R\(unit) >>")
+            pdf.object(id, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(n(page.width)) \(n(page.height))]"
+                       + " /Resources << /XObject << /Im0 3 0 R >> >> /Contents \(id + 1) 0 R\(unit) >>")
             // Place the whole image so that rows top ..< top + rows fill the page; the page box clips the rest.
             let bottom = Double(page.top + page.rows - image.height) * page.scale
             let content = "q \(n(Double(image.width) * page.scale)) 0 0 \(n(Double(image.height) * page.scale)) 0 \(n(bottom)) cm /Im0 Do Q\n"
-            pdf.stream(pageIDs[i] + 1, dictionary: "", data: Array(content.utf8))
+            pdf.stream(id + 1, dictionary: "", data: Array(content.utf8))
         }
+        if let length { pdf.object(length.id, String(length.count)) }
         pdf.finish(root: 1, info: 4)
-        return pdf
-    }
-
-    /// Writes the PDF to `path` (mode 0600, atomically: a temporary file renamed over `path`).
-    public func write(_ image: StitchedImage, to path: String, reusing png: EncodedPNG? = nil) throws(ScreenshotError) {
-        let pdf = try assemble(image, reusing: png)
-        var file = try AtomicFile(path: path)
-        try pdf.write(to: &file)
-        try file.commit()
     }
 }

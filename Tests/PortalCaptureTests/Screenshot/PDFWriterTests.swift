@@ -111,6 +111,64 @@ struct PDFWriterTests {
         #expect(try PDFWriter().data(for: image, reusing: other).firstRange(of: other.imageData()) != nil)
     }
 
+    @Test("a PNG compressed in many bands, odd width, makes a PDF that renders as the image", arguments: [nil, 1, 9] as [Int?])
+    func bandedPNGInPDF(bands: Int?) throws {
+        let (image, page) = try page(width: 61, bodyHeight: 260, seed: 8)
+        let png = try PNGWriter(options: PNGWriter.Options().encoder(.parallel(bands: bands))).encode(image)
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try PDFWriter().write(image, to: dir + "/banded.pdf", reusing: png)
+        #expect(try info(dir + "/banded.pdf", pages: 1).count == 1)
+        let rendered = try render(dir + "/banded.pdf", page: 1, dpi: 96, in: dir)
+        #expect(rendered.width == page.width && rendered.height == page.pageHeight)
+        #expect(Support.mismatch(rendered.rgba, page.pageRGBA, width: page.width) == nil)
+        // Splash (pdftoppm) resamples, so it is compared with its rendering of the same PDF made from libpng's PNG.
+        let splash = try render(dir + "/banded.pdf", page: 1, dpi: 96, tool: "pdftoppm", in: dir)
+        let libpng = try PNGWriter(options: PNGWriter.Options().encoder(.libpng)).encode(image)
+        try PDFWriter().write(image, to: dir + "/libpng.pdf", reusing: libpng)
+        let reference = try render(dir + "/libpng.pdf", page: 1, dpi: 96, tool: "pdftoppm", in: dir)
+        #expect(splash.width == page.width && splash.height == page.pageHeight)
+        #expect(Support.mismatch(splash.rgba, reference.rgba, width: page.width) == nil)
+    }
+
+    @Test("a PDF written while its image compresses has exact cross-references and stream length, and renders as the image",
+          arguments: [PDFWriter.Options.Layout.singlePage, .pages(height: 70)])
+    func streamedImage(layout: PDFWriter.Options.Layout) throws {
+        let (image, page) = try page(width: 93, bodyHeight: 300, seed: 12)
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/streamed.pdf"
+        try PDFWriter(options: PDFWriter.Options().layout(layout)).write(image, to: path)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let text = String(decoding: bytes, as: UTF8.self)
+        // Every cross-reference entry points at its object (poppler would silently repair a wrong table).
+        let xref = try #require(bytes.lastRange(of: Array("\nxref\n".utf8)))
+        let lines = String(decoding: bytes[xref.upperBound...], as: UTF8.self).split(separator: "\n")
+        let count = try #require(lines.first.flatMap { Int($0.split(separator: " ").last ?? "") })
+        try #require(lines.count > count)
+        for id in 1..<count {
+            let offset = try #require(Int(lines[1 + id].prefix(10)).flatMap { $0 < bytes.count ? $0 : nil })
+            #expect(bytes[offset...].starts(with: Array("\(id) 0 obj\n".utf8)), "object \(id) at \(offset)")
+        }
+        #expect(text.contains("startxref\n\(xref.lowerBound + 1)\n"))
+        // The image's /Length is an indirect object holding the stream's real length: the PNG's IDAT data.
+        let dictionary = try #require(text.range(of: "/Columns 93 >> /Length "))
+        let lengthID = try #require(Int(text[dictionary.upperBound...].prefix { $0.isNumber }))
+        let lengthObject = try #require(text.range(of: "\n\(lengthID) 0 obj\n"))
+        let length = try #require(Int(text[lengthObject.upperBound...].prefix { $0.isNumber }))
+        let start = try #require(bytes.firstRange(of: Array(">>\nstream\n".utf8)))
+        try #require(start.upperBound + length <= bytes.count)
+        #expect(bytes[(start.upperBound + length)...].starts(with: Array("\nendstream\n".utf8)))
+        let png = try PNGWriter(options: PNGWriter.Options().dropAlpha(true)).encode(image)
+        #expect(bytes[start.upperBound..<(start.upperBound + length)].elementsEqual(png.imageData()))
+        let meta = try Support.run("pdfinfo", [path])
+        #expect(meta.status == 0 && meta.error.isEmpty, "pdfinfo: \(meta.error)")
+        let rendered = try render(path, page: 1, dpi: 96, in: dir)
+        let rows = layout == .singlePage ? page.pageHeight : 70
+        #expect(rendered.width == page.width && rendered.height == rows)
+        #expect(Support.mismatch(rendered.rgba, page.pageRGBA.prefix(rows * page.width * 4), width: page.width) == nil)
+    }
+
     @Test("a page taller than 200 inches gets a UserUnit and, rendered at that scale, is the image")
     func tallPageUsesUserUnit() throws {
         // 20,000 rows at 96 px/inch is 208 inches: 15,000 units at UserUnit 1, over the 14,400 limit.

@@ -11,6 +11,19 @@ func now() -> Double {
     return Double(t.tv_sec) * 1000 + Double(t.tv_nsec) / 1_000_000
 }
 
+/// CPU time of the whole process (all threads), ms.
+func cpuNow() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+    return Double(t.tv_sec) * 1000 + Double(t.tv_nsec) / 1_000_000
+}
+
+/// The 1-minute load average.
+func load() -> String {
+    var loads = [Double](repeating: 0, count: 3)
+    return getloadavg(&loads, 3) == 3 ? ms(loads[0]) : "?"
+}
+
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 /// Milliseconds with two decimals.
 func ms(_ v: Double) -> String {
@@ -87,44 +100,71 @@ print("RESULT stitch_swift_ms=\(ms(median(totals))) stitch_swift_min_ms=\(ms(tot
 
 // MARK: writers
 
-func timed<T>(_ body: () throws -> T) -> (T, Double) {
-    let start = now()
-    do { let value = try body(); return (value, now() - start) } catch { fail("\(error)") }
+/// Wall-clock and process CPU time (all threads) of `body`, ms.
+func timed<T>(_ body: () throws -> T) -> (T, Double, cpu: Double) {
+    let start = now(), cpuStart = cpuNow()
+    do { let value = try body(); return (value, now() - start, cpuNow() - cpuStart) } catch { fail("\(error)") }
 }
 
-/// Writes `image` as PNG, PDF reusing the PNG's data, PDF on its own and PNG with libpng's defaults.
-func writers(_ image: StitchedImage, name: String, runs: Int) -> (png: Double, pdfReuse: Double, pdf: Double, defaults: Double) {
-    var pngTimes: [Double] = [], pdfReuseTimes: [Double] = [], pdfTimes: [Double] = [], defaultTimes: [Double] = []
+struct WriterTimes {
+    var png: [Double] = [], pngCPU: [Double] = [], encode: [Double] = [], oneBand: [Double] = [], oneBandCPU: [Double] = []
+    var pdfReuse: [Double] = [], pdf: [Double] = [], libpngFast: [Double] = [], defaults: [Double] = []
+}
+
+/// Writes `image` as PNG, PDF reusing the PNG's data, PDF on its own (`runs` times each), and for
+/// comparison (at most 3 times: they take seconds) PNG through libpng with the same settings (the encoder
+/// before the parallel one), PNG in one band (in memory: one processor), PNG with libpng's defaults.
+func writers(_ image: StitchedImage, name: String, runs: Int) -> WriterTimes {
+    var t = WriterTimes()
     var pngSize = 0, defaultSize = 0
-    for _ in 0..<runs {
-        let (png, t1) = timed { try PNGWriter().write(image, to: work + "/tall.png") }
-        pngTimes.append(t1); pngSize = png.bytes.count
-        let (_, t2) = timed { try PDFWriter().write(image, to: work + "/tall-reuse.pdf", reusing: png) }
-        pdfReuseTimes.append(t2)
-        let (_, t3) = timed { try PDFWriter().write(image, to: work + "/tall.pdf") }
-        pdfTimes.append(t3)
-        let (slow, t4) = timed { try PNGWriter(options: .libpngDefaults).write(image, to: work + "/tall-defaults.png") }
-        defaultTimes.append(t4); defaultSize = slow.bytes.count
+    let loadBefore = load()
+    for run in 0..<runs {
+        let (png, t1, c1) = timed { try PNGWriter().write(image, to: work + "/tall.png") }
+        t.png.append(t1); t.pngCPU.append(c1); pngSize = png.bytes.count
+        let (_, t5, _) = timed { try PNGWriter().encode(image) }
+        t.encode.append(t5)
+        let (_, t2, _) = timed { try PDFWriter().write(image, to: work + "/tall-reuse.pdf", reusing: png) }
+        t.pdfReuse.append(t2)
+        let (_, t3, _) = timed { try PDFWriter().write(image, to: work + "/tall.pdf") }
+        t.pdf.append(t3)
+        if run < 3 {
+            let (_, t6, _) = timed { try PNGWriter(options: PNGWriter.Options().encoder(.libpng)).write(image, to: work + "/tall-libpng.png") }
+            t.libpngFast.append(t6)
+            let (_, t7, c7) = timed { try PNGWriter(options: PNGWriter.Options().encoder(.parallel(bands: 1))).encode(image) }
+            t.oneBand.append(t7); t.oneBandCPU.append(c7)
+            let (slow, t4, _) = timed { try PNGWriter(options: .libpngDefaults).write(image, to: work + "/tall-defaults.png") }
+            t.defaults.append(t4); defaultSize = slow.bytes.count
+        }
     }
     var info = stat()
     stat(work + "/tall.pdf", &info)
-    print("writers, \(name) page \(image.width)x\(image.height): ms, median of \(runs) (each file 0600, fsync + rename)")
-    print("  PNG level 1, UP, Z_RLE:   \(ms(median(pngTimes)))  (\(pngSize / 1024) KiB)  runs: \(pngTimes.map(ms).joined(separator: " "))")
-    print("  PDF reusing the PNG data: \(ms(median(pdfReuseTimes)))  runs: \(pdfReuseTimes.map(ms).joined(separator: " "))")
-    print("  PDF on its own (encodes): \(ms(median(pdfTimes)))  (\(Int(info.st_size) / 1024) KiB)  runs: \(pdfTimes.map(ms).joined(separator: " "))")
-    print("  PNG, libpng defaults:     \(ms(median(defaultTimes)))  (\(defaultSize / 1024) KiB)  runs: \(defaultTimes.map(ms).joined(separator: " "))")
-    return (median(pngTimes), median(pdfReuseTimes), median(pdfTimes), median(defaultTimes))
+    func line(_ times: [Double]) -> String {
+        "\(ms(median(times))) (min \(ms(times.min()!)))  runs: \(times.map(ms).joined(separator: " "))"
+    }
+    print("writers, \(name) page \(image.width)x\(image.height): ms, median (min) of \(runs) (each file 0600, fsync + rename); load \(loadBefore) before, \(load()) after")
+    print("  PNG level 1, UP, Z_RLE, \(PNGBandEncoder.processors()) processors: \(line(t.png))  (\(pngSize / 1024) KiB)")
+    print("    process CPU time:       \(line(t.pngCPU))")
+    print("    encoding alone (memory): \(line(t.encode))")
+    print("  PDF reusing the PNG data: \(line(t.pdfReuse))")
+    print("  PDF on its own (encodes): \(line(t.pdf))  (\(Int(info.st_size) / 1024) KiB)")
+    print("  PNG, one band, in memory: \(line(t.oneBand))")
+    print("    process CPU time:       \(line(t.oneBandCPU))")
+    print("  PNG, libpng, same settings: \(line(t.libpngFast))")
+    print("  PNG, libpng defaults:     \(line(t.defaults))  (\(defaultSize / 1024) KiB)")
+    return t
 }
 
 let tallHeight = 20_000
-let writerRuns = max(1, min(runs, 3))
+let writerRuns = runs
 do {
     // The benchmark page: paragraphs, rules and blank runs with about a quarter of photo-like images
     // (gradients with 4 bits of noise per channel, the hardest part to compress).
     let mixed = try ScrollingPage.generated(width: width, bodyHeight: tallHeight - header - footer, viewportHeight: viewport,
                                             headerHeight: header, footerHeight: footer, seed: 7)
     let m = writers(try StitchedImage(width: width, height: mixed.pageHeight, rgba: mixed.pageRGBA), name: "mixed", runs: writerRuns)
-    print("RESULT png_ms=\(ms(m.png)) pdf_reuse_ms=\(ms(m.pdfReuse)) pdf_ms=\(ms(m.pdf)) png_defaults_ms=\(ms(m.defaults))")
+    print("RESULT png_ms=\(ms(median(m.png))) png_min_ms=\(ms(m.png.min()!)) png_cpu_ms=\(ms(median(m.pngCPU)))"
+          + " pdf_reuse_ms=\(ms(median(m.pdfReuse))) pdf_ms=\(ms(median(m.pdf))) pdf_min_ms=\(ms(m.pdf.min()!))"
+          + " png_libpng_ms=\(ms(median(m.libpngFast))) png_defaults_ms=\(ms(median(m.defaults)))")
     // A text-only page (paragraphs and blank runs), like an article or a settings page.
     var blocks: [ScrollingPage.Block] = []
     var rows = 0
@@ -136,5 +176,5 @@ do {
     let text = try ScrollingPage(width: width, viewportHeight: viewport, headerHeight: header, footerHeight: footer,
                                  blocks: blocks, seed: 9)
     let t = writers(try StitchedImage(width: width, height: text.pageHeight, rgba: text.pageRGBA), name: "text", runs: writerRuns)
-    print("RESULT text_png_ms=\(ms(t.png)) text_pdf_ms=\(ms(t.pdf)) text_png_defaults_ms=\(ms(t.defaults))")
+    print("RESULT text_png_ms=\(ms(median(t.png))) text_pdf_ms=\(ms(median(t.pdf))) text_png_defaults_ms=\(ms(median(t.defaults)))")
 } catch { fail("\(error)") }
