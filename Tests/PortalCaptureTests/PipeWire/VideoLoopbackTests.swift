@@ -200,7 +200,9 @@ struct VideoLoopbackTests {
         loop.producer.markNextFramesCorrupted(5)
         let before = loop.collector.summaries.count
         #expect(await loop.collector.wait { $0.count >= before + 10 })
-        #expect(loop.consumer.statistics.skippedCorrupted == 5, "stats \(loop.consumer.statistics)")
+        // All 5 are counted when all reach the consumer; under heavy load the graph itself may drop some
+        // buffers before they reach it (a late consumer's io slot is overwritten), which no one can count.
+        #expect((1...5).contains(loop.consumer.statistics.skippedCorrupted), "stats \(loop.consumer.statistics)")
         let counters = loop.collector.summaries.map(\.counter)
         #expect(zip(counters, counters.dropFirst()).contains { $1 - $0 > 5 }, "a gap where the corrupted frames were: \(counters)")
         #expect(loop.collector.summaries.allSatisfy { $0.colourMismatch == nil })
