@@ -20,6 +20,11 @@ public struct VideoCaptureOptions: Sendable, Equatable {
     /// Frame storages the stream's own pool keeps (when no storage provider is given). A frame is skipped
     /// (counted in `skippedNoStorage`) when all are still held downstream.
     public var storagePoolSize = 6
+    /// Buffers to ask the producer for (`SPA_PARAM_BUFFERS_buffers`, the default of a 2...16 range; the
+    /// producer may settle on another count). Each frame is copied out as soon as it is dequeued, so few
+    /// suffice; every buffer is a memfd mapped in this process (8.3 MB at 1080p BGRx), so more only cost memory.
+    /// 2: one the producer fills while the other is copied here.
+    public var bufferCount = 2
     /// `node.name` of the consumer node.
     public var nodeName = "pwrecord-video"
     /// Extra `pw_stream` properties (`PW_KEY_*`), applied last.
@@ -39,5 +44,6 @@ public struct VideoCaptureOptions: Sendable, Equatable {
         if maxCursorSize < 1 { throw .invalidArgument("maxCursorSize \(maxCursorSize)") }
         if let t = noFrameTimeout, t <= .zero { throw .invalidArgument("noFrameTimeout \(t)") }
         if storagePoolSize < 1 { throw .invalidArgument("storagePoolSize \(storagePoolSize)") }
+        if !(2...16).contains(bufferCount) { throw .invalidArgument("bufferCount \(bufferCount) (2...16)") }
     }
 }

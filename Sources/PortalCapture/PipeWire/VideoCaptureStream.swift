@@ -191,10 +191,10 @@ extension VideoCaptureStream: StreamHandleOwner {
         }
         format = newFormat
         update { $0.format = newFormat }
-        // Each frame is copied out as soon as it is dequeued, so a few buffers suffice; every buffer is a mapped
-        // memfd in this process (8 MB each at 1080p), so asking for more only costs memory.
+        // Few buffers (`options.bufferCount`): each frame is copied out at once, and each buffer is mapped here.
         let b = SPAPodBuilder()
-        VideoParams.buffers(into: b, stride: newFormat.minimumStride, height: newFormat.height, count: (4, 2, 16),
+        VideoParams.buffers(into: b, stride: newFormat.minimumStride, height: newFormat.height,
+                            count: (Int32(options.bufferCount), 2, 16),
                             dataTypes: [SPA_DATA_MemPtr, SPA_DATA_MemFd])
         VideoParams.meta(into: b, SPA_META_Header, size: MemoryLayout<spa_meta_header>.size)
         VideoParams.meta(into: b, SPA_META_VideoCrop, size: MemoryLayout<spa_meta_region>.size)
