@@ -69,7 +69,9 @@ public final class CapturePipeline: Sendable {
         self.videoCore = videoCore
         self.audioCore = audioCore
         self.onEvent = onEvent
-        framePool = FramePool(maximumCount: options.delivery.videoCapacity + 6)
+        // Kept for the steady state (the queue's frames and one being copied; the stream keeps its last frame);
+        // a burst beyond it gets storages that go back to the system once released (FrameStorage maps them).
+        framePool = FramePool(maximumCount: options.delivery.videoCapacity + 1)
         let events = self.events
         queue = DeliveryQueue(sinks: sinks, options: options.delivery.processing(options.processing)) { event in
             switch event {
