@@ -4,7 +4,9 @@ import Glibc
 /// reused after the last `VideoFrame` referring to it is released.
 ///
 /// A large storage (`mappingThreshold` bytes or more: any real frame) is a private anonymous mapping of its
-/// own, page-aligned, unmapped when the storage goes: its memory goes back to the system at once. From malloc,
+/// own, page-aligned and faulted in when made (`MAP_POPULATE`: a frame is written whole anyway, and one system
+/// call costs less than faulting it in page by page on the capture thread), unmapped when the storage goes: its
+/// memory goes back to the system at once. From malloc,
 /// it would not: once glibc has freed one such block, its dynamic mmap threshold rises above the block's size,
 /// and later frames come from its heaps, which keep them after `free` (measured in bench/README.md,
 /// recording-memory: frames allocated in a burst stayed resident for the rest of the recording).
@@ -25,7 +27,7 @@ public final class FrameStorage: @unchecked Sendable {
     public init(capacity: Int) {
         self.capacity = max(capacity, 1)
         if self.capacity >= Self.mappingThreshold,
-           let memory = mmap(nil, self.capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+           let memory = mmap(nil, self.capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0),
            memory != MAP_FAILED {
             bytes = memory
             mapped = true

@@ -62,3 +62,31 @@ struct FrameMemoryTests {
         #expect(FrameStorage.mappingThreshold == 1 << 20)
     }
 }
+
+@Suite("Frame pool prefill")
+struct FramePoolPrefillTests {
+    @Test("a prefilling pool makes all its storages at the first acquire and reuses them; beyond them it overflows")
+    func prefillsAtFirstAcquire() {
+        let pool = FramePool(maximumCount: 3, prefills: true)
+        var held = [pool.acquire(capacity: 4096)]
+        #expect(pool.statistics.allocations == 3 && pool.statistics.kept == 3)
+        for _ in 0..<10 {
+            held.append(pool.acquire(capacity: 4096))
+            held.removeFirst()
+        }
+        #expect(pool.statistics.allocations == 3, "steady use needs no new storage")
+        held += [pool.acquire(capacity: 4096), pool.acquire(capacity: 4096), pool.acquire(capacity: 4096)]
+        #expect(pool.statistics.overflows == 1 && pool.statistics.kept == 3)
+        held.removeAll()
+        _ = pool.acquire(capacity: 8192)
+        #expect(pool.statistics.kept == 3 && pool.statistics.capacity == 8192, "a resize makes all of them again")
+        #expect(pool.statistics.allocations == 7)
+    }
+
+    @Test("a pool that does not prefill makes storages only as they are needed")
+    func noPrefill() {
+        let pool = FramePool(maximumCount: 3)
+        _ = pool.acquire(capacity: 4096)
+        #expect(pool.statistics.allocations == 1 && pool.statistics.kept == 1)
+    }
+}
