@@ -15,6 +15,7 @@ struct EncoderSettings: Sendable {
         /// Frames between keyframes.
         var gopSize: Int
         var threads: Int
+        var latency: Options.Latency = .low
     }
 
     struct Audio: Sendable {
@@ -226,7 +227,7 @@ extension EncoderSink.Options {
             let gop = max(1, Int((keyframeInterval * fps.framesPerSecond).rounded()))
             settings.video = .init(codec: videoCodec, pixelFormat: pf, crf: crf ?? videoCodec.defaultCRF,
                                    preset: preset ?? videoCodec.defaultPreset, width: width, height: height,
-                                   frameRate: fps, rate: rate, gopSize: gop, threads: threads)
+                                   frameRate: fps, rate: rate, gopSize: gop, threads: threads, latency: latency)
         }
         if let a = context.audio {
             guard (1...8).contains(a.channels), a.sampleRate >= 8000 else {

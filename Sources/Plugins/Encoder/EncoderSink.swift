@@ -40,7 +40,7 @@ public final class EncoderSink: CaptureSink, @unchecked Sendable {
         let pipeline = try EncodingPipeline(settings: settings, start: context.startTime, reserve: options.reserveBytes)
         let overflow: SampleWorker<CaptureSample>.Overflow = options.overflow == .drop ? .drop : .block
         worker = SampleWorker(
-            name: "pwrecord.encoder", capacity: options.queueCapacity, overflow: overflow,
+            name: "pwrecord.encoder", capacity: EncoderTuning.queueCapacity(options.queueCapacity, for: context.video), overflow: overflow,
             handle: { [self] sample in
                 guard shared.withLock({ $0.error == nil }) else { return }
                 do throws(SinkError) {

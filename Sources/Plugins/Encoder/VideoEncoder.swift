@@ -155,13 +155,8 @@ final class VideoEncoder {
         case .h264:
             if let p = settings.preset { try FFmpegCall.set(priv, "preset", p, for: name) }
             if let crf = settings.crf { try FFmpegCall.set(priv, "crf", String(crf), for: name) }
-            // Bound the encoder's delay (what a crash can lose): a lookahead of at most about a sixth of a
-            // second, never more than the preset's own.
-            let cap = max(1, min(10, Int(settings.frameRate.framesPerSecond / 6)))
-            let presetLookahead = VideoEncoder.x264Lookahead[settings.preset ?? "medium"] ?? 40
-            if presetLookahead > cap {
-                try FFmpegCall.set(priv, "rc-lookahead", String(cap), for: name)
-            }
+            // Bound the encoder's memory and delay (what a crash can lose); see EncoderTuning.
+            for (key, value) in EncoderTuning.x264Options(settings) { try FFmpegCall.set(priv, key, value, for: name) }
         case .vp9:
             ctx.pointee.bit_rate = 0
             try FFmpegCall.set(priv, "deadline", "realtime", for: name)
@@ -177,12 +172,6 @@ final class VideoEncoder {
             ctx.pointee.level = 3
         }
     }
-
-    /// x264's `rc_lookahead` per preset (x264's `x264_param_default_preset`).
-    static let x264Lookahead: [String: Int] = [
-        "ultrafast": 0, "superfast": 0, "veryfast": 10, "faster": 20, "fast": 30, "medium": 40,
-        "slow": 50, "slower": 60, "veryslow": 60, "placebo": 60,
-    ]
 
     static func avPixelFormat(_ f: EncoderSink.Options.PixelFormat) -> AVPixelFormat {
         switch f {

@@ -69,7 +69,10 @@ public final class CapturePipeline: Sendable {
         self.videoCore = videoCore
         self.audioCore = audioCore
         self.onEvent = onEvent
-        framePool = FramePool(maximumCount: options.delivery.videoCapacity + 6)
+        // Kept for the steady state (the frame the stream keeps as its last, one being copied, one waiting or
+        // being encoded), all made at the first frame so the memory is flat from there; a burst beyond them gets
+        // storages that go back to the system once released (FrameStorage maps them).
+        framePool = FramePool(maximumCount: options.delivery.videoCapacity + 1, prefills: true)
         let events = self.events
         queue = DeliveryQueue(sinks: sinks, options: options.delivery.processing(options.processing)) { event in
             switch event {

@@ -14,7 +14,10 @@ public struct CapturePipelineOptions: Sendable {
     /// No video frame for this long ends the capture with `.noFrames` (compositors send nothing while the
     /// screen is still, so keep it generous); nil = never.
     public var noFrameTimeout: Duration?
-    public var delivery = DeliveryOptions()
+    /// The delivery queue: 2 video frames by default (67 ms at 30 fps). Sinks normally take a frame at once (the
+    /// encoder sink queues it for its own thread), so this queue only fills while the delivery thread waits for
+    /// a CPU, and every waiting frame is a copy (8.3 MB at 1080p) that a machine that busy drops anyway.
+    public var delivery = DeliveryOptions(videoCapacity: 2)
     /// Request SPA cursor metadata from the producer (the portal's cursor mode `metadata`).
     public var cursorMetadata = true
 

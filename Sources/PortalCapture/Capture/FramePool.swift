@@ -35,14 +35,19 @@ public final class FramePool: Sendable {
 
     /// The most storages the pool keeps.
     public let maximumCount: Int
+    /// Whether the pool makes all `maximumCount` storages whenever it keeps none (the first `acquire`, a
+    /// resize, after `drain`), so its memory is all there from the first frame rather than growing later.
+    public let prefills: Bool
     private let state: Mutex<State>
 
     /// - Parameters:
     ///   - capacity: bytes per storage for `acquire()`; `acquire(capacity:)` may change it later.
     ///   - maximumCount: how many storages to keep (at least 1). Size it for the frames that can be alive at
     ///     once: the delivery queue's video capacity, plus one being produced and one being consumed.
-    public init(capacity: Int = 0, maximumCount: Int = 8) {
+    ///   - prefills: make all of them at the first `acquire` of a capacity (see `prefills`).
+    public init(capacity: Int = 0, maximumCount: Int = 8, prefills: Bool = false) {
         self.maximumCount = max(1, maximumCount)
+        self.prefills = prefills
         state = Mutex(State(capacity: max(0, capacity)))
     }
 
@@ -59,6 +64,10 @@ public final class FramePool: Sendable {
             if state.capacity != capacity {
                 state.storages.removeAll(keepingCapacity: true)
                 state.capacity = capacity
+            }
+            if prefills && state.storages.isEmpty {
+                state.storages = (0..<maximumCount).map { _ in FrameStorage(capacity: capacity) }
+                state.statistics.allocations += maximumCount
             }
             for index in state.storages.indices where isKnownUniquelyReferenced(&state.storages[index]) {
                 // The last outside reference was dropped on another thread; order its writes before ours.

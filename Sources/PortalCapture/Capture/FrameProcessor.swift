@@ -5,7 +5,8 @@
 /// `CursorCompositor`, `FrameMask`, `FrameCrop` for the pixel rules). It is computed in one pass that copies
 /// only the kept region into a storage from `pool` and draws cursor and masks there, so the input frame is
 /// never written to (other sinks may share it) and nothing is allocated per frame once the pool is warm.
-/// When the options change nothing (`isIdentity`), `process` returns the input frame itself.
+/// When the options change nothing (`isIdentity`), or change nothing for this frame (no cursor or masks to
+/// draw, and the crop keeps all of it), `process` returns the input frame itself.
 ///
 /// A frame whose cursor was composited comes out with `cursor == nil` so nothing draws it twice.
 public struct FrameProcessor: Sendable {
@@ -24,6 +25,19 @@ public struct FrameProcessor: Sendable {
     public mutating func process(_ frame: VideoFrame) throws(FrameTransformError) -> VideoFrame {
         if options.isIdentity { return frame }
         let region = try options.crop.effectiveRegion(for: frame)
+        if !options.compositesCursor, options.mask.isEmpty,
+           region == PixelRect(x: 0, y: 0, width: frame.format.width, height: frame.format.height) {
+            // Nothing to draw and the whole frame kept (a recording honours stream crops, and most frames have
+            // none): the input itself, as `copying` would have described it, instead of one more 8 MB copy.
+            var output = frame
+            output.crop = options.crop.honoursStreamCrop ? nil : frame.crop?.clampedForArithmetic.intersection(region)
+            if let cursor = frame.cursor {
+                let position = PixelRect(x: cursor.x, y: cursor.y, width: 0, height: 0).clampedForArithmetic
+                output.cursor?.x = position.x
+                output.cursor?.y = position.y
+            }
+            return output
+        }
         var output = frame.copying(region, pool: pool, keepsStreamCrop: !options.crop.honoursStreamCrop)
         if options.compositesCursor {
             compositor.composite(frame.cursor, onto: output, originX: region.x, originY: region.y)

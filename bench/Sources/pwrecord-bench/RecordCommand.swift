@@ -120,6 +120,10 @@ struct RecordCommand {
             k += 1
         }
         let peakWhileRecording = ProcessMeasures.memory().peak
+        Output.line("where the memory is at the end (/proc/self/smaps, resident):")
+        for m in ProcessMeasures.mappings() where m.kib >= 512 {
+            Output.line(String(format: "  %8.1f MB  %@ (%d mappings)", Double(m.kib) / 1024, m.kind, m.count))
+        }
         if captureOnly {
             do { try await recorder.stopCapture() } catch { throw .failed("stopping the capture failed: \(error)") }
         } else {
