@@ -7,8 +7,10 @@ import Synchronization
 ///
 /// Why not PipeWire's own mapping: `PW_STREAM_FLAG_MAP_BUFFERS` maps a buffer only while it belongs to the
 /// stream, and a format change or the stream's end unmaps it at once, while a sink may still be reading. So
-/// each `SPA_DATA_MemFd` buffer is also mapped here (`mmap` of its fd, read-only), and that mapping lives as
-/// long as any frame refers to it. A buffer removed by PipeWire while lent is simply never queued again.
+/// each `SPA_DATA_MemFd` buffer is mapped here instead (`mmap` of its fd, read-only; the stream then does not
+/// ask PipeWire to map it too, which would count every buffer twice in this process's memory), and that
+/// mapping lives as long as any frame refers to it. A buffer removed by PipeWire while lent is simply never
+/// queued again.
 ///
 /// Lending never starves the producer. A consumer hands buffers back through one slot per graph cycle
 /// (`spa_io_buffers.buffer_id`: `pw_stream` recycles one queued buffer per cycle), so buffers queued faster
@@ -123,6 +125,12 @@ final class BufferLender: @unchecked Sendable {
         known.removed = true
         if known.lent { lentCount -= 1 }
         noteBufferCount()
+    }
+
+    /// Where `buffer`'s data is mapped here (memfd buffers only): the stream does not map them a second time
+    /// (no `PW_STREAM_FLAG_MAP_BUFFERS`), so frames that must be copied are read from this mapping too.
+    func mappedData(_ buffer: UnsafeMutablePointer<pw_buffer>) -> (data: UnsafeRawPointer, size: Int)? {
+        buffers[buffer].map { ($0.mapping.data, $0.mapping.size) }
     }
 
     /// A storage for `byteCount` bytes at `offset` in `buffer`'s data, borrowed without copying; nil when the

@@ -2,7 +2,7 @@ import CPipeWire
 import Glibc
 import Synchronization
 
-/// A video consumer: a `pw_stream` (direction `SPA_DIRECTION_INPUT`, `AUTOCONNECT | MAP_BUFFERS`) linked to a
+/// A video consumer: a `pw_stream` (direction `SPA_DIRECTION_INPUT`, `AUTOCONNECT`; `MAP_BUFFERS` only without `zeroCopy`) linked to a
 /// screen-cast node, handing each frame on as a `VideoFrame` that borrows PipeWire's buffer (no copy) or, when
 /// it cannot, holds a copy.
 ///
@@ -108,7 +108,8 @@ public final class VideoCaptureStream: @unchecked Sendable {
             PW_KEY_NODE_NAME: options.nodeName,
         ]
         var targetID = CPW_ID_ANY
-        var flags = PW_STREAM_FLAG_AUTOCONNECT.rawValue | PW_STREAM_FLAG_MAP_BUFFERS.rawValue
+        // With the lender, memfd buffers are mapped by it alone (MemPtr buffers come mapped either way).
+        var flags = PW_STREAM_FLAG_AUTOCONNECT.rawValue | (options.zeroCopy ? 0 : PW_STREAM_FLAG_MAP_BUFFERS.rawValue)
         switch target {
         case .default: break
         case .node(let id):
@@ -365,7 +366,9 @@ extension VideoCaptureStream {
                                         crop: crop, cursor: options.cursorMetadata ? cursor : nil, storage: storage),
                              true))
         }
-        guard let base = data.data else { return .failure(.invalid) }
+        let mapped = lender?.mappedData(pwBuffer)
+        guard let base = data.data.map(UnsafeRawPointer.init) ?? mapped?.data,
+              offset + needed <= (data.data != nil ? Int(data.maxsize) : mapped?.size ?? 0) else { return .failure(.invalid) }
         let byteCount = rowBytes * format.height
         guard let storage = storage(byteCount: byteCount) else { return .failure(.noStorage) }
         let source = UnsafeRawPointer(base).advanced(by: offset)
