@@ -18,6 +18,9 @@ public struct CapturePipelineOptions: Sendable {
     /// encoder sink queues it for its own thread), so this queue only fills while the delivery thread waits for
     /// a CPU, and every waiting frame is a copy (8.3 MB at 1080p) that a machine that busy drops anyway.
     public var delivery = DeliveryOptions(videoCapacity: 2)
+    /// PipeWire buffers to ask the producer for (`VideoCaptureOptions.bufferCount`): 2, one the producer fills
+    /// while the other is copied here; each is mapped in this process (8.3 MB at 1080p).
+    public var videoBufferCount = 2
     /// Request SPA cursor metadata from the producer (the portal's cursor mode `metadata`).
     public var cursorMetadata = true
 

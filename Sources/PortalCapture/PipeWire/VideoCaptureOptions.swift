@@ -22,9 +22,10 @@ public struct VideoCaptureOptions: Sendable, Equatable {
     public var storagePoolSize = 6
     /// Buffers to ask the producer for (`SPA_PARAM_BUFFERS_buffers`, the default of a 2...16 range; the
     /// producer may settle on another count). Each frame is copied out as soon as it is dequeued, so few
-    /// suffice; every buffer is a memfd mapped in this process (8.3 MB at 1080p BGRx), so more only cost memory.
-    /// 2: one the producer fills while the other is copied here.
-    public var bufferCount = 2
+    /// suffice; every buffer is a memfd mapped in this process (8.3 MB at 1080p BGRx). More let a slow handler
+    /// find several frames waiting (the newest is taken, the others skipped); a recording asks for 2
+    /// (`CapturePipelineOptions.videoBufferCount`).
+    public var bufferCount = 4
     /// `node.name` of the consumer node.
     public var nodeName = "pwrecord-video"
     /// Extra `pw_stream` properties (`PW_KEY_*`), applied last.
