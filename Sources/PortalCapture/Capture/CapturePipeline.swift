@@ -88,6 +88,7 @@ public final class CapturePipeline: Sendable {
         var videoOptions = VideoCaptureOptions()
         videoOptions.cursorMetadata = options.cursorMetadata
         videoOptions.preferredFrameRate = options.preferredFrameRate
+        videoOptions.bufferCount = options.videoBufferCount
         let watchdog = options.noFrameTimeout.map { timeout in
             StallWatchdog(timeout: timeout) { [weak self] cause in self?.end(cause) }
         }

@@ -16,8 +16,13 @@ public struct CapturePipelineOptions: Sendable {
     public var noFrameTimeout: Duration?
     /// The delivery queue: 2 video frames by default (67 ms at 30 fps). Sinks normally take a frame at once (the
     /// encoder sink queues it for its own thread), so this queue only fills while the delivery thread waits for
-    /// a CPU, and every waiting frame is a copy (8.3 MB at 1080p) that a machine that busy drops anyway.
+    /// a CPU, and a waiting frame holds a PipeWire buffer or a copy (8.3 MB at 1080p) that a machine that busy drops
+    /// anyway.
     public var delivery = DeliveryOptions(videoCapacity: 2)
+    /// PipeWire buffers to ask the producer for (`VideoCaptureOptions.bufferCount`): 4, the fewest with which a
+    /// frame can borrow its buffer instead of being copied (one lent, one being filled, one travelling, one
+    /// being recycled; see `BufferLender`); each is mapped in this process (8.3 MB at 1080p).
+    public var videoBufferCount = 4
     /// Request SPA cursor metadata from the producer (the portal's cursor mode `metadata`).
     public var cursorMetadata = true
 
