@@ -69,10 +69,12 @@ public final class CapturePipeline: Sendable {
         self.videoCore = videoCore
         self.audioCore = audioCore
         self.onEvent = onEvent
-        // Kept for the steady state (the frame the stream keeps as its last, one being copied, one waiting or
-        // being encoded), all made at the first frame so the memory is flat from there; a burst beyond them gets
-        // storages that go back to the system once released (FrameStorage maps them).
-        framePool = FramePool(maximumCount: options.delivery.videoCapacity + 1, prefills: true)
+        // Frames normally borrow PipeWire's buffer and need no storage here. A frame is copied only while the
+        // previous one is still held (a sink behind); one storage is kept for that, made at the first copy; a
+        // burst beyond it gets storages that go back to the system once released (FrameStorage maps them), so
+        // they never show as growth. Without borrowing, the steady state needs the stream's last frame, one
+        // being copied and one waiting or being encoded, all kept.
+        framePool = FramePool(maximumCount: options.zeroCopy ? 1 : options.delivery.videoCapacity + 1, prefills: true)
         let events = self.events
         queue = DeliveryQueue(sinks: sinks, options: options.delivery.processing(options.processing)) { event in
             switch event {
@@ -89,6 +91,7 @@ public final class CapturePipeline: Sendable {
         videoOptions.cursorMetadata = options.cursorMetadata
         videoOptions.preferredFrameRate = options.preferredFrameRate
         videoOptions.bufferCount = options.videoBufferCount
+        videoOptions.zeroCopy = options.zeroCopy
         let watchdog = options.noFrameTimeout.map { timeout in
             StallWatchdog(timeout: timeout) { [weak self] cause in self?.end(cause) }
         }

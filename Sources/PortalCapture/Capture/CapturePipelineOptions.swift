@@ -23,6 +23,8 @@ public struct CapturePipelineOptions: Sendable {
     /// frame can borrow its buffer instead of being copied (one lent, one being filled, one travelling, one
     /// being recycled; see `BufferLender`); each is mapped in this process (8.3 MB at 1080p).
     public var videoBufferCount = 4
+    /// Frames borrow PipeWire's buffers instead of being copied (`VideoCaptureOptions.zeroCopy`).
+    public var zeroCopy = true
     /// Request SPA cursor metadata from the producer (the portal's cursor mode `metadata`).
     public var cursorMetadata = true
 
