@@ -102,9 +102,6 @@ final class BufferLender: @unchecked Sendable {
         returned.withLock { $0.source = source }
     }
 
-    /// Buffers lent right now.
-    var outstanding: Int { lentCount }
-
     /// The stream buffers are queued back to (set once connected).
     func attach(_ stream: OpaquePointer) { self.stream = stream }
 
@@ -129,8 +126,8 @@ final class BufferLender: @unchecked Sendable {
 
     /// Where `buffer`'s data is mapped here (memfd buffers only): the stream does not map them a second time
     /// (no `PW_STREAM_FLAG_MAP_BUFFERS`), so frames that must be copied are read from this mapping too.
-    func mappedData(_ buffer: UnsafeMutablePointer<pw_buffer>) -> (data: UnsafeRawPointer, size: Int)? {
-        buffers[buffer].map { ($0.mapping.data, $0.mapping.size) }
+    func mappedData(_ buffer: UnsafeMutablePointer<pw_buffer>) -> UnsafeRawPointer? {
+        buffers[buffer]?.mapping.data
     }
 
     /// A storage for `byteCount` bytes at `offset` in `buffer`'s data, borrowed without copying; nil when the

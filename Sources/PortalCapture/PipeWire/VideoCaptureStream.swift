@@ -366,9 +366,10 @@ extension VideoCaptureStream {
                                         crop: crop, cursor: options.cursorMetadata ? cursor : nil, storage: storage),
                              true))
         }
-        let mapped = lender?.mappedData(pwBuffer)
-        guard let base = data.data.map(UnsafeRawPointer.init) ?? mapped?.data,
-              offset + needed <= (data.data != nil ? Int(data.maxsize) : mapped?.size ?? 0) else { return .failure(.invalid) }
+        // The range was checked against `maxsize` above, which is also the size of the lender's mapping.
+        guard let base = data.data.map(UnsafeRawPointer.init) ?? lender?.mappedData(pwBuffer) else {
+            return .failure(.invalid)
+        }
         let byteCount = rowBytes * format.height
         guard let storage = storage(byteCount: byteCount) else { return .failure(.noStorage) }
         let source = UnsafeRawPointer(base).advanced(by: offset)
