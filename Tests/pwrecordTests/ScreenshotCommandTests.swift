@@ -43,11 +43,9 @@ struct ScreenshotCommandTests {
 
 @Suite("pwrecord screenshot --long on the backend's scrolling page", .enabled(if: TestDesktop.isAvailable), .serialized)
 struct LongScreenshotCommandTests {
-    @Test("screenshot --long while the backend scrolls its page gives the page, header and footer once")
-    func longScreenshotEqualsPage() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("long-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let out = dir.appendingPathComponent("page.png")
+    /// `pwrecord screenshot --long -o out` while the backend scrolls a 320x1200 page with a 20-row header and a
+    /// 12-row footer; returns the page it shows and the command's result.
+    static func captureLongPage(to out: URL) async throws -> (ScrollingPage, Pwrecord.Result) {
         let page = try ScrollingPage.generated(width: 320, bodyHeight: 1200 - 32, viewportHeight: 240,
                                                headerHeight: 20, footerHeight: 12)
         let r = try await TestPortalControl.exclusively { control in
@@ -55,6 +53,15 @@ struct LongScreenshotCommandTests {
                                                 "footer": UInt32(12), "scroll_step": Int32(8), "fps": UInt32(30)])
             return try Pwrecord.run(["screenshot", "--long", "-o", out.path, "--idle-stop", "1.5"], timeout: 60)
         }
+        return (page, r)
+    }
+
+    @Test("screenshot --long while the backend scrolls its page gives the page, header and footer once")
+    func longScreenshotEqualsPage() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("long-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let out = dir.appendingPathComponent("page.png")
+        let (page, r) = try await Self.captureLongPage(to: out)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("(320x\(page.pageHeight))"), "\(r.stdout)")
         let decoded = try MediaTool.decodeVideo(out.path, width: 320, height: page.pageHeight)
@@ -75,13 +82,7 @@ struct LongScreenshotCommandTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("longpdf-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let out = dir.appendingPathComponent("page.pdf")
-        let page = try ScrollingPage.generated(width: 320, bodyHeight: 1200 - 32, viewportHeight: 240,
-                                               headerHeight: 20, footerHeight: 12)
-        let r = try await TestPortalControl.exclusively { control in
-            try await control.setStreamOptions(["content": "page", "page_height": UInt32(1200), "header": UInt32(20),
-                                                "footer": UInt32(12), "scroll_step": Int32(8), "fps": UInt32(30)])
-            return try Pwrecord.run(["screenshot", "--long", "-o", out.path, "--idle-stop", "1.5"], timeout: 60)
-        }
+        let (page, r) = try await Self.captureLongPage(to: out)
         #expect(r.status == 0, "\(r.stderr)")
         let info = try MediaTool.runAny("/usr/bin/pdfinfo", [out.path])
         #expect(info.status == 0 && String(decoding: info.stdout, as: UTF8.self).contains("Pages:           1"))
