@@ -28,6 +28,8 @@ public final class VideoProducerStream: @unchecked Sendable {
     private var offered: VideoFormat
     /// When the offered format last changed without the link having renegotiated yet (monotonic ns).
     private var renegotiationAskedAt: UInt64?
+    /// A consumer went from `streaming` to `paused` (unlinked, usually): the next link reclaims buffers.
+    private var consumerLeft = false
     private var frameNumber: UInt32 = 0
     private var sentBitmap: CursorBitmap?
     private var cropRect: PixelRect?
@@ -238,6 +240,22 @@ extension VideoProducerStream: StreamHandleOwner, PipeWireCoreObserver {
             if let nodeID, nodeID != CPW_ID_ANY { $0.nodeID = nodeID }
         }
         lifecycle.follow(new, error: error, stopping: stopping) { .stateChanged($0) }
+        reclaimBuffersAfterUnlink(from: old, to: new)
+    }
+
+    /// PipeWire 0.3.65 keeps an output port's buffers (and format) across links ("reusing output buffers" in
+    /// impl-link.c's `do_allocation`), and a consumer hands buffers back only through the link's io area, one
+    /// per cycle. Whatever the leaving consumer still held (the frame it was reading, the ones waiting to be
+    /// recycled) never comes back to the stream's free queue, and nothing clears it: measured, a 4-buffer
+    /// 60 fps node made 60, 45, 20, then 0-15 fps for consumers one after another. So when a consumer links
+    /// after one left (`paused` -> `streaming`), offer the EnumFormat again: the link renegotiates the
+    /// format, which makes the stream drop all its buffers (`clear_buffers`) and allocate a full set.
+    /// The new consumer sees its format set twice. Lock held.
+    private func reclaimBuffersAfterUnlink(from old: PipeWireStreamState, to new: PipeWireStreamState) {
+        if old == .streaming, new == .paused { consumerLeft = true }
+        guard new == .streaming, consumerLeft, let stream = handle?.stream else { return }
+        consumerLeft = false
+        do { try offer(offered, on: stream) } catch { lifecycle.end(.streamError(error.description)) }
     }
 
     func streamParamChanged(id: UInt32, param: UnsafePointer<spa_pod>?) {
