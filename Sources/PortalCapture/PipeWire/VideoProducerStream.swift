@@ -307,8 +307,13 @@ extension VideoProducerStream: StreamHandleOwner, PipeWireCoreObserver {
         case nil: break
         case .unfixated(let open):
             // The allocator's turn: announce the pick alone, first; the link renegotiates to it.
-            guard let pick = Self.pickModifier(ours: options.dmaBufModifiers, open: open), pick != modifierPick else {
-                lifecycle.end(.streamError("no modifier to fixate among \(open)"))
+            guard let pick = Self.pickModifier(ours: options.dmaBufModifiers, open: open) else {
+                lifecycle.end(.streamError("none of the modifiers \(open) left open by the link is ours"))
+                return
+            }
+            // Announced already, yet the link chose the open format again: fixating once more would loop.
+            guard pick != modifierPick else {
+                lifecycle.end(.streamError("the link ignored the fixated modifier \(pick)"))
                 return
             }
             modifierPick = pick
