@@ -15,6 +15,10 @@
 #include <spa/utils/dict.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <sys/ioctl.h>
+#include <linux/dma-buf.h>
 
 /// Why: `PW_ID_ANY` is a cast macro, which Swift does not import.
 static const uint32_t CPW_ID_ANY = PW_ID_ANY;
@@ -77,6 +81,19 @@ static const uint32_t CPW_META_HEADER_FLAG_CORRUPTED = SPA_META_HEADER_FLAG_CORR
 static const uint32_t CPW_CHUNK_FLAG_CORRUPTED = SPA_CHUNK_FLAG_CORRUPTED;
 /// Why: `SPA_DATA_FLAG_READWRITE` is a shift macro.
 static const uint32_t CPW_DATA_FLAG_READWRITE = SPA_DATA_FLAG_READWRITE;
+
+/// Why: `SPA_POD_PROP_FLAG_MANDATORY` is a shift macro.
+static const uint32_t CPW_POD_PROP_FLAG_MANDATORY = SPA_POD_PROP_FLAG_MANDATORY;
+/// Why: `SPA_POD_PROP_FLAG_DONT_FIXATE` is a shift macro.
+static const uint32_t CPW_POD_PROP_FLAG_DONT_FIXATE = SPA_POD_PROP_FLAG_DONT_FIXATE;
+
+/// Why: `DMA_BUF_IOCTL_SYNC` is an `_IOW` macro and `ioctl` is variadic. `read` brackets CPU reads
+/// (DMA_BUF_SYNC_READ), `end` closes the bracket (DMA_BUF_SYNC_END). Returns 0 or -errno.
+static inline int cpw_dma_buf_sync(int fd, bool read, bool end) {
+    struct dma_buf_sync sync = { .flags = (read ? DMA_BUF_SYNC_READ : DMA_BUF_SYNC_RW)
+                                          | (end ? DMA_BUF_SYNC_END : DMA_BUF_SYNC_START) };
+    return ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync) < 0 ? -errno : 0;
+}
 
 /// Why: `pw_node_add_listener` is a spa_interface_call macro.
 static inline int cpw_node_add_listener(struct pw_node *node, struct spa_hook *hook,

@@ -55,12 +55,15 @@ final class BufferLender: @unchecked Sendable {
         // Invariant: `lent` and `removed` are touched on the loop thread only.
         let buffer: UnsafeMutablePointer<pw_buffer>
         let mapping: SharedMapping
+        /// Set for a linear DMA-BUF: reads are bracketed with `DMA_BUF_IOCTL_SYNC` (see `DmaBufAccess`).
+        let dmaBuf: DmaBufAccess?
         var lent = false
         var removed = false
 
-        init(buffer: UnsafeMutablePointer<pw_buffer>, mapping: SharedMapping) {
+        init(buffer: UnsafeMutablePointer<pw_buffer>, mapping: SharedMapping, dmaBuf: DmaBufAccess? = nil) {
             self.buffer = buffer
             self.mapping = mapping
+            self.dmaBuf = dmaBuf
         }
     }
 
@@ -105,14 +108,15 @@ final class BufferLender: @unchecked Sendable {
     /// The stream buffers are queued back to (set once connected).
     func attach(_ stream: OpaquePointer) { self.stream = stream }
 
-    /// `add_buffer`: maps a memfd buffer; other kinds are not lent (the caller copies them).
+    /// `add_buffer`: maps a memfd buffer, or a DMA-BUF (the stream negotiates those with the linear modifier
+    /// only, so they map like memfds); other kinds are not lent (the caller copies them).
     func add(_ buffer: UnsafeMutablePointer<pw_buffer>) {
         guard let spa = buffer.pointee.buffer, spa.pointee.n_datas > 0 else { return }
         let data = spa.pointee.datas[0]
-        guard data.type == SPA_DATA_MemFd.rawValue,
+        guard data.type == SPA_DATA_MemFd.rawValue || data.type == SPA_DATA_DmaBuf.rawValue,
               let mapping = SharedMapping(fd: Int32(truncatingIfNeeded: data.fd), offset: Int(data.mapoffset),
                                           size: Int(data.maxsize)) else { return }
-        buffers[buffer] = LentBuffer(buffer: buffer, mapping: mapping)
+        buffers[buffer] = LentBuffer(buffer: buffer, mapping: mapping, dmaBuf: DmaBufAccess(data))
         noteBufferCount(); 
     }
 
@@ -139,7 +143,9 @@ final class BufferLender: @unchecked Sendable {
               offset >= 0, offset + byteCount <= known.mapping.size else { return nil }
         known.lent = true
         lentCount += 1
+        known.dmaBuf?.beginRead()
         return FrameStorage(borrowing: known.mapping.data.advanced(by: offset), capacity: byteCount) { [self] in
+            known.dmaBuf?.endRead()
             giveBack(known)
         }
     }

@@ -10,6 +10,9 @@ public struct VideoCaptureOptions: Sendable, Equatable {
     /// Frame rate range offered (`SPA_FORMAT_VIDEO_framerate`, 0/1 up to `maxFrameRate`).
     public var preferredFrameRate = FrameRate(60)
     public var maxFrameRate = FrameRate(1000)
+    /// Offer DMA-BUF with the linear modifier too (read by mmap like shared memory): one EnumFormat per pixel
+    /// format with `SPA_FORMAT_VIDEO_modifier`, before the shared-memory one. Off: shared memory only.
+    public var linearDmaBuf = true
     /// Ask for `SPA_META_Cursor` (the portal's cursor mode "metadata") with bitmaps up to
     /// `maxCursorSize` pixels square.
     public var cursorMetadata = true

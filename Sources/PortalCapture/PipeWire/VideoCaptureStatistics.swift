@@ -16,6 +16,13 @@ public struct VideoCaptureStatistics: Sendable, Equatable {
     public var skippedInvalid = 0
     /// Frames dropped because no frame storage was free.
     public var skippedNoStorage = 0
+    /// Of `framesDelivered`, those read from `SPA_DATA_DmaBuf` buffers (by mmap: linear modifier only).
+    public var framesFromDmaBuf = 0
+    /// The DRM format modifier of the current format, nil while buffers are shared memory (no modifier).
+    public var modifier: DRMFormatModifier?
+    /// Modifiers a producer fixated that could not be read by mmap (not linear), in order; each made the
+    /// stream renegotiate to shared memory (also reported as `VideoCaptureEvent.dmaBufRefused`).
+    public var refusedModifiers: [DRMFormatModifier] = []
 
     public init() {}
 

@@ -20,8 +20,15 @@ import Synchronization
 /// (always, in `defer`). A zero-size chunk is metadata only: the last frame is handed on again with the new
 /// cursor. Buffers flagged corrupted are skipped.
 ///
-/// DMA-BUF is not offered: frames need CPU access and a linear-modifier import is left for later, so the
-/// producer falls back to MemFd / MemPtr shared memory.
+/// DMA-BUF (`linearDmaBuf`, on by default): one EnumFormat per pixel format carries
+/// `SPA_FORMAT_VIDEO_modifier` (MANDATORY | DONT_FIXATE, an enum of `DRM_FORMAT_MOD_LINEAR` and
+/// `DRM_FORMAT_MOD_INVALID`), ahead of the shared-memory EnumFormat, as PipeWire's dma-buf doc describes; the
+/// producer fixates the modifier. A linear DMA-BUF is mapped read-only like a memfd and read between
+/// `DMA_BUF_IOCTL_SYNC` start/end (`DmaBufAccess`). Any other fixated modifier (the implicit `INVALID` one,
+/// or anything tiled) cannot be read by mmap: the stream withdraws its DMA-BUF formats (`pw_stream_update_params`
+/// with the shared-memory EnumFormat alone), which renegotiates to MemFd / MemPtr, and reports
+/// `.dmaBufRefused(modifier)` (also in `statistics.refusedModifiers`). Tested only with a producer whose
+/// "DMA-BUFs" are memfds (no GPU here): the negotiation and the mmap path are proven, a GPU's buffers are not.
 public final class VideoCaptureStream: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `handle`, `pool`, `format`, `cursor`, `lastFrame`, `sequence` and
     // `stopping` are only touched on the loop thread or with the loop lock held; `shared` is a Mutex;
@@ -37,6 +44,11 @@ public final class VideoCaptureStream: @unchecked Sendable {
     private var lender: BufferLender?
     private var stopping = false
     private var format: VideoFormat?
+    /// The modifier of the current format (nil: shared memory), and whether DMA-BUF formats are still
+    /// offered (false after a refusal: the stream keeps to shared memory from then on).
+    private var modifier: VideoParams.NegotiatedModifier?
+    private var offersDmaBuf: Bool
+    private let dmaBufMappings = DmaBufMappings()
     private var pool: [FrameStorage] = []
     private var cursor: CursorState?
     private var lastFrame: VideoFrame?
@@ -66,6 +78,7 @@ public final class VideoCaptureStream: @unchecked Sendable {
         self.options = options
         self.frameHandler = frameHandler
         self.storageProvider = storageProvider
+        offersDmaBuf = options.linearDmaBuf
         lifecycle = StreamLifecycle(handler: eventHandler, endEvent: { .ended($0) })
         try core.withLock { () throws(PipeWireError) in try connectLocked() }
     }
@@ -126,10 +139,7 @@ public final class VideoCaptureStream: @unchecked Sendable {
             : nil
         lender?.attach(handle.stream!)
         let b = SPAPodBuilder()
-        VideoParams.enumFormat(into: b, formats: options.formats,
-                               preferredSize: (options.preferredWidth, options.preferredHeight),
-                               minSize: (1, 1), maxSize: (options.maxWidth, options.maxHeight),
-                               preferredRate: options.preferredFrameRate, maxRate: options.maxFrameRate)
+        enumFormats(into: b)
         let rc = try b.withPods("the video EnumFormat") { pods, count throws(PipeWireError) in
             pw_stream_connect(handle.stream, SPA_DIRECTION_INPUT, targetID, pw_stream_flags(flags), pods, count)
         }
@@ -144,6 +154,26 @@ public final class VideoCaptureStream: @unchecked Sendable {
         if let timeout = options.noFrameTimeout { lifecycle.startWatchdog(loop: core.loop, timeout: timeout) }
     }
 
+    /// Modifiers offered with DMA-BUF: linear, which mmap reads, and `INVALID` (modifier-less buffers), so that
+    /// a producer that knows only the implicit layout reaches a format this stream sees, refuses and reports,
+    /// rather than failing to match in silence. A producer following PipeWire's doc tries the explicit
+    /// modifiers first and so picks linear when it can.
+    static let offeredModifiers: [DRMFormatModifier] = [.linear, .invalid]
+
+    /// The EnumFormat pods: with DMA-BUF, one per pixel format with the modifier, then the shared-memory one.
+    private func enumFormats(into b: SPAPodBuilder) {
+        let size = (options.preferredWidth, options.preferredHeight), maxSize = (options.maxWidth, options.maxHeight)
+        if offersDmaBuf {
+            for f in options.formats {
+                VideoParams.enumFormat(into: b, formats: [f], modifiers: Self.offeredModifiers, preferredSize: size,
+                                       minSize: (1, 1), maxSize: maxSize,
+                                       preferredRate: options.preferredFrameRate, maxRate: options.maxFrameRate)
+            }
+        }
+        VideoParams.enumFormat(into: b, formats: options.formats, preferredSize: size, minSize: (1, 1),
+                               maxSize: maxSize, preferredRate: options.preferredFrameRate, maxRate: options.maxFrameRate)
+    }
+
     private func teardown(cause: PipeWireStreamEndCause) {
         core.withLock {
             stopping = true
@@ -153,6 +183,7 @@ public final class VideoCaptureStream: @unchecked Sendable {
             lender = nil
             handle?.destroy(on: core)
             handle = nil
+            dmaBufMappings.removeAll()
             lastFrame = nil
         }
         lifecycle.end(cause)
@@ -179,24 +210,38 @@ extension VideoCaptureStream: StreamHandleOwner {
         guard id == SPA_PARAM_Format.rawValue, let stream = handle?.stream else { return }
         guard let param else {   // the format was cleared (unlinked)
             format = nil
-            update { $0.format = nil }
+            modifier = nil
+            update { $0.format = nil; $0.statistics.modifier = nil }
             return
         }
         let newFormat: VideoFormat
+        let newModifier: VideoParams.NegotiatedModifier?
         do {
             newFormat = try VideoParams.parseFormat(param)
+            newModifier = try VideoParams.modifier(in: param)
         } catch {
             lifecycle.end(.streamError(error.description))
             return
         }
+        if case .fixed(let m) = newModifier, !m.isLinear {
+            refuse(m, stream: stream)
+            return
+        }
+        let changed = newFormat != format
         format = newFormat
-        update { $0.format = newFormat }
+        modifier = newModifier
+        let fixed: DRMFormatModifier? = if case .fixed(let m) = newModifier { m } else { nil }
+        update { $0.format = newFormat; $0.statistics.modifier = fixed }
         // Frames borrow buffers until the sinks let go, and `buffersLeftToProducer` always stay with the
         // producer; a frame is copied only when more are out. Buffers live in the producer's memory (a memfd),
         // so more of them cost this process address space, not copies.
         let b = SPAPodBuilder()
         VideoParams.buffers(into: b, stride: newFormat.minimumStride, height: newFormat.height,
-                            count: (Int32(options.bufferCount), 2, 16), dataTypes: [SPA_DATA_MemPtr, SPA_DATA_MemFd])
+                            count: (Int32(options.bufferCount), 2, 16),
+                            // With a modifier (linear, or one the producer has yet to pick among those offered)
+                            // DMA-BUFs are allowed; a pick that is not linear is refused above.
+                            dataTypes: newModifier == nil ? [SPA_DATA_MemPtr, SPA_DATA_MemFd]
+                                : [SPA_DATA_MemPtr, SPA_DATA_MemFd, SPA_DATA_DmaBuf])
         VideoParams.meta(into: b, SPA_META_Header, size: MemoryLayout<spa_meta_header>.size)
         VideoParams.meta(into: b, SPA_META_VideoCrop, size: MemoryLayout<spa_meta_region>.size)
         if options.cursorMetadata {
@@ -210,12 +255,39 @@ extension VideoCaptureStream: StreamHandleOwner {
             lifecycle.end(.streamError(error.description))
             return
         }
-        lifecycle.emit(.formatChanged(newFormat))
+        // A DMA-BUF negotiation sets the same format twice (modifier still open, then fixed): report it once.
+        if changed { lifecycle.emit(.formatChanged(newFormat)) }
     }
 
-    func streamAddBuffer(_ buffer: UnsafeMutablePointer<pw_buffer>) { lender?.add(buffer) }
+    /// The producer fixated `refused`, which mmap cannot read: withdraw the DMA-BUF formats for good
+    /// (`pw_stream_update_params` with the shared-memory EnumFormat alone replaces the EnumFormat params,
+    /// which makes the link renegotiate) and report it. Buffers that arrive meanwhile are skipped as invalid.
+    private func refuse(_ refused: DRMFormatModifier, stream: OpaquePointer) {
+        offersDmaBuf = false
+        modifier = .fixed(refused)
+        update { $0.statistics.refusedModifiers.append(refused); $0.statistics.modifier = nil }
+        let b = SPAPodBuilder()
+        enumFormats(into: b)
+        do throws(PipeWireError) {
+            let rc = try b.withPods("the shared-memory EnumFormat") { pods, count throws(PipeWireError) in
+                pw_stream_update_params(stream, pods, count)
+            }
+            if rc < 0 { throw .streamConnectFailed(errno: -rc) }
+        } catch {
+            lifecycle.end(.streamError(error.description))
+            return
+        }
+        lifecycle.emit(.dmaBufRefused(refused))
+    }
 
-    func streamRemoveBuffer(_ buffer: UnsafeMutablePointer<pw_buffer>) { lender?.remove(buffer) }
+    func streamAddBuffer(_ buffer: UnsafeMutablePointer<pw_buffer>) {
+        if let lender { lender.add(buffer) } else { dmaBufMappings.add(buffer) }
+    }
+
+    func streamRemoveBuffer(_ buffer: UnsafeMutablePointer<pw_buffer>) {
+        lender?.remove(buffer)
+        dmaBufMappings.remove(buffer)
+    }
 
     func streamProcess() {
         guard let stream = handle?.stream else { return }
@@ -257,6 +329,7 @@ extension VideoCaptureStream: PipeWireCoreObserver {}
 extension VideoCaptureStream {
     private struct Counts {
         var stale = 0, corrupted = 0, invalid = 0, noStorage = 0, delivered = 0, cursorOnly = 0, borrowed = 0
+        var dmaBuf = 0
     }
 
     /// Picks the newest buffer with pixels among `buffers` (oldest first), applies cursor metadata, and
@@ -314,6 +387,7 @@ extension VideoCaptureStream {
                 s.statistics.framesDelivered += c.delivered
                 s.statistics.cursorUpdates += c.cursorOnly
                 s.statistics.framesBorrowed += c.borrowed
+                s.statistics.framesFromDmaBuf += c.dmaBuf
             }
         }
         sequence &+= UInt64(counts.stale)
@@ -326,6 +400,7 @@ extension VideoCaptureStream {
             switch frame(newest.pw, newest.buffer, format: format, timestamp: timestamp) {
             case .success(let (frame, borrowed)):
                 counts.delivered += 1
+                if newest.buffer.pointee.datas[0].type == SPA_DATA_DmaBuf.rawValue { counts.dmaBuf += 1 }
                 if borrowed {
                     counts.borrowed += 1
                     lentBuffer = newest.pw
@@ -360,6 +435,9 @@ extension VideoCaptureStream {
         let needed = sourceStride * (format.height - 1) + rowBytes
         guard chunk.stride >= 0, sourceStride >= rowBytes, Int(chunk.size) >= needed,
               offset + needed <= Int(data.maxsize) else { return .failure(.invalid) }
+        // A DMA-BUF is read only when the linear modifier was fixated (others are refused in negotiation).
+        let dmaBuf = DmaBufAccess(data)
+        if dmaBuf != nil, modifier != .fixed(.linear) { return .failure(.invalid) }
         let crop = BufferMetadata.crop(buffer, width: format.width, height: format.height)
         if let lender, let storage = lender.lend(pwBuffer, offset: offset, byteCount: sourceStride * format.height) {
             return .success((VideoFrame(format: format, stride: sourceStride, timestamp: timestamp, sequence: sequence,
@@ -367,11 +445,15 @@ extension VideoCaptureStream {
                              true))
         }
         // The range was checked against `maxsize` above, which is also the size of the lender's mapping.
-        guard let base = data.data.map(UnsafeRawPointer.init) ?? lender?.mappedData(pwBuffer) else {
+        // MAP_BUFFERS maps memfds only: a DMA-BUF is read from the lender's or our own mapping.
+        guard let base = data.data.map(UnsafeRawPointer.init) ?? lender?.mappedData(pwBuffer)
+                ?? dmaBufMappings.data(pwBuffer) else {
             return .failure(.invalid)
         }
         let byteCount = rowBytes * format.height
         guard let storage = storage(byteCount: byteCount) else { return .failure(.noStorage) }
+        dmaBuf?.beginRead()
+        defer { dmaBuf?.endRead() }
         let source = UnsafeRawPointer(base).advanced(by: offset)
         if sourceStride == rowBytes {
             storage.bytes.copyMemory(from: source, byteCount: byteCount)

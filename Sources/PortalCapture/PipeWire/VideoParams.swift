@@ -11,8 +11,12 @@ enum VideoParams {
     /// `SPA_PARAM_EnumFormat` of type `SPA_TYPE_OBJECT_Format`, video/raw, with `formats` as an enum choice
     /// (the first is preferred), the size as a range and the frame rate as a range. This is what a consumer
     /// offers; each format must be one of BGRx, RGBx, BGRA, RGBA.
-    static func enumFormat(into b: SPAPodBuilder, formats: [PixelFormat], preferredSize: (Int, Int),
-                           minSize: (Int, Int), maxSize: (Int, Int),
+    ///
+    /// With `modifiers` (not empty) the pod offers DMA-BUF: `SPA_FORMAT_VIDEO_modifier` flagged
+    /// `MANDATORY | DONT_FIXATE` as an enum choice of the modifiers (PipeWire's dma-buf doc: the allocating
+    /// producer fixates it). Such pods go before the plain (shared memory) ones, one per pixel format.
+    static func enumFormat(into b: SPAPodBuilder, formats: [PixelFormat], modifiers: [DRMFormatModifier] = [],
+                           preferredSize: (Int, Int), minSize: (Int, Int), maxSize: (Int, Int),
                            preferredRate: FrameRate, maxRate: FrameRate) {
         b.object(type: UInt32(SPA_TYPE_OBJECT_Format), id: SPA_PARAM_EnumFormat.rawValue) {
             mediaTypeRaw(b)
@@ -22,6 +26,7 @@ enum VideoParams {
                     for f in formats { b.id(f.spaVideoFormat) }
                 }
             }
+            if !modifiers.isEmpty { modifierChoice(b, modifiers, fixate: false) }
             b.prop(SPA_FORMAT_VIDEO_size.rawValue) {
                 b.choice(SPA_CHOICE_Range) {
                     b.rectangle(UInt32(preferredSize.0), UInt32(preferredSize.1))
@@ -40,15 +45,65 @@ enum VideoParams {
     }
 
     /// `SPA_PARAM_EnumFormat` with every property fixed: what a producer (a compositor) offers.
-    static func fixedFormat(into b: SPAPodBuilder, _ format: VideoFormat) {
+    ///
+    /// With `modifiers` (not empty) it offers DMA-BUF: `SPA_FORMAT_VIDEO_modifier`, `MANDATORY`, an enum
+    /// choice. Flagged `DONT_FIXATE` too unless `fixated`: the producer announces all it can allocate first
+    /// and, once the link has intersected them with the consumer's, announces its pick alone (`fixated`).
+    static func fixedFormat(into b: SPAPodBuilder, _ format: VideoFormat, modifiers: [DRMFormatModifier] = [],
+                            fixated: Bool = false) {
         b.object(type: UInt32(SPA_TYPE_OBJECT_Format), id: SPA_PARAM_EnumFormat.rawValue) {
             mediaTypeRaw(b)
             b.prop(SPA_FORMAT_VIDEO_format.rawValue) { b.id(format.pixelFormat.spaVideoFormat) }
+            if !modifiers.isEmpty { modifierChoice(b, modifiers, fixate: fixated) }
             b.prop(SPA_FORMAT_VIDEO_size.rawValue) { b.rectangle(UInt32(format.width), UInt32(format.height)) }
             b.prop(SPA_FORMAT_VIDEO_framerate.rawValue) {
                 b.fraction(UInt32(format.frameRate.numerator), UInt32(format.frameRate.denominator))
             }
         }
+    }
+
+    /// `SPA_FORMAT_VIDEO_modifier` as an enum choice of longs (the first is the default).
+    private static func modifierChoice(_ b: SPAPodBuilder, _ modifiers: [DRMFormatModifier], fixate: Bool) {
+        let flags = CPW_POD_PROP_FLAG_MANDATORY | (fixate ? 0 : CPW_POD_PROP_FLAG_DONT_FIXATE)
+        b.prop(SPA_FORMAT_VIDEO_modifier.rawValue, flags: flags) {
+            b.choice(SPA_CHOICE_Enum) {
+                b.long(Int64(bitPattern: modifiers[0].rawValue))
+                for m in modifiers { b.long(Int64(bitPattern: m.rawValue)) }
+            }
+        }
+    }
+
+    /// What `SPA_FORMAT_VIDEO_modifier` says in a negotiated `SPA_PARAM_Format`.
+    enum NegotiatedModifier: Equatable {
+        /// One modifier: the producer fixated it (its buffers will be DMA-BUFs in this layout).
+        case fixed(DRMFormatModifier)
+        /// Still a choice (`DONT_FIXATE`, or several values): the producer has yet to pick one of these.
+        case unfixated([DRMFormatModifier])
+    }
+
+    /// The modifier property of a format pod (`spa_pod_find_prop`, `spa_pod_get_values`), or nil when it
+    /// has none (shared-memory buffers). Throws `unsupportedFormat` when it is not a long or has no value.
+    static func modifier(in pod: UnsafePointer<spa_pod>) throws(PipeWireError) -> NegotiatedModifier? {
+        guard let prop = spa_pod_find_prop(pod, nil, SPA_FORMAT_VIDEO_modifier.rawValue) else { return nil }
+        let offset = MemoryLayout<spa_pod_prop>.offset(of: \spa_pod_prop.value)!
+        let value = UnsafeRawPointer(prop).advanced(by: offset).assumingMemoryBound(to: spa_pod.self)
+        var count: UInt32 = 0, choice: UInt32 = 0
+        guard let child = spa_pod_get_values(value, &count, &choice), count > 0,
+              child.pointee.type == UInt32(SPA_TYPE_Long), child.pointee.size == 8 else {
+            throw .unsupportedFormat("a modifier that is not a long")
+        }
+        let body = UnsafeRawPointer(child).advanced(by: MemoryLayout<spa_pod>.size)
+        let values = (0..<Int(count)).map {
+            DRMFormatModifier(rawValue: body.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self))
+        }
+        // A choice's first value is its default; the alternatives follow (an enum repeats the default).
+        var alternatives: [DRMFormatModifier] = []
+        for m in (choice == SPA_CHOICE_None.rawValue ? values : Array(values.dropFirst()))
+            where !alternatives.contains(m) { alternatives.append(m) }
+        if alternatives.isEmpty { alternatives = [values[0]] }
+        let dontFixate = prop.pointee.flags & CPW_POD_PROP_FLAG_DONT_FIXATE != 0
+        if dontFixate || alternatives.count > 1 { return .unfixated(alternatives) }
+        return .fixed(alternatives[0])
     }
 
     private static func mediaTypeRaw(_ b: SPAPodBuilder) {

@@ -20,6 +20,15 @@ public struct VideoProducerOptions: Sendable, Equatable {
     /// Attach `SPA_META_Cursor` with room for a bitmap up to `maxCursorSize` pixels square.
     public var cursorMetadata = false
     public var maxCursorSize = 64
+    /// Offer DMA-BUF with these DRM format modifiers (empty: shared memory only), as a GPU compositor does:
+    /// an EnumFormat with `SPA_FORMAT_VIDEO_modifier` (MANDATORY | DONT_FIXATE) before the shared-memory one.
+    /// Once the link has intersected the modifiers with the consumer's, the producer fixates one (explicit
+    /// modifiers before `.invalid`) and, with that format, hands out buffers typed `SPA_DATA_DmaBuf`.
+    ///
+    /// A stand-in: there is no GPU here, so those "DMA-BUFs" are memfds painted linearly whatever the
+    /// modifier says. A memfd maps like a linear DMA-BUF, so this proves the negotiation and a consumer's
+    /// mmap path, not a real device buffer (its sync ioctl answers `ENOTTY`).
+    public var dmaBufModifiers: [DRMFormatModifier] = []
     /// Start without producing frames until `resume()`.
     public var startPaused = false
     /// Extra `pw_stream` properties, applied last.

@@ -9,6 +9,10 @@ import Synchronization
 /// `SPA_META_Header` (pts on CLOCK_MONOTONIC, seq), and optionally carries `SPA_META_Cursor` and
 /// `SPA_META_VideoCrop`.
 ///
+/// With `options.dmaBufModifiers` it offers DMA-BUF the way PipeWire's dma-buf doc describes for producers
+/// (modifier EnumFormat first, fixate the modifier once the link has intersected it, Buffers of
+/// `SPA_DATA_DmaBuf`), with memfds standing in for device buffers (see `VideoProducerOptions`).
+///
 /// Threading: `render`, `cursor` and `eventHandler` run on the core's loop thread. Public methods may be
 /// called from any thread (they take the loop lock).
 public final class VideoProducerStream: @unchecked Sendable {
@@ -28,6 +32,10 @@ public final class VideoProducerStream: @unchecked Sendable {
     private var offered: VideoFormat
     /// When the offered format last changed without the link having renegotiated yet (monotonic ns).
     private var renegotiationAskedAt: UInt64?
+    /// The DMA-BUF modifier this producer fixated (announced alone, first), nil before it picks one.
+    private var modifierPick: DRMFormatModifier?
+    /// A consumer went from `streaming` to `paused` (unlinked, usually): the next link reclaims buffers.
+    private var consumerLeft = false
     private var frameNumber: UInt32 = 0
     private var sentBitmap: CursorBitmap?
     private var cropRect: PixelRect?
@@ -35,6 +43,7 @@ public final class VideoProducerStream: @unchecked Sendable {
     private struct Shared {
         var state: PipeWireStreamState = .unconnected
         var negotiated: VideoFormat?
+        var negotiatedModifier: DRMFormatModifier?
         var offered: VideoFormat
         var nodeID: UInt32?
         var paused: Bool
@@ -70,6 +79,9 @@ public final class VideoProducerStream: @unchecked Sendable {
     public var state: PipeWireStreamState { shared.withLock { $0.state } }
     /// The format fixed with the current consumer, nil while none is linked.
     public var negotiatedFormat: VideoFormat? { shared.withLock { $0.negotiated } }
+    /// The DRM format modifier fixated with the current consumer: its buffers are `SPA_DATA_DmaBuf` (memfd
+    /// stand-ins). Nil while buffers are shared memory or nothing is negotiated.
+    public var negotiatedModifier: DRMFormatModifier? { shared.withLock { $0.negotiatedModifier } }
     /// The format offered (changes with `setFormat`).
     public var offeredFormat: VideoFormat { shared.withLock { $0.offered } }
     /// The node's global id once the daemon assigned it (`pw_stream_get_node_id`).
@@ -119,6 +131,7 @@ public final class VideoProducerStream: @unchecked Sendable {
         try core.withLock { () throws(PipeWireError) in
             guard let stream = handle?.stream else { throw .notConnected }
             offered = format
+            modifierPick = nil
             shared.withLock { $0.offered = format }
             try offer(format, on: stream)
             renegotiationAskedAt = Self.sameFrames(shared.withLock { $0.negotiated }, format) ? nil : monotonicNanoseconds()
@@ -129,11 +142,28 @@ public final class VideoProducerStream: @unchecked Sendable {
     /// `pw_stream_update_params` with a fixed EnumFormat for `format`. Lock held.
     private func offer(_ format: VideoFormat, on stream: OpaquePointer) throws(PipeWireError) {
         let b = SPAPodBuilder()
-        VideoParams.fixedFormat(into: b, format)
+        enumFormats(into: b, format)
         let rc = try b.withPods("the producer EnumFormat") { pods, n throws(PipeWireError) in
             pw_stream_update_params(stream, pods, n)
         }
         if rc < 0 { throw .streamConnectFailed(errno: -rc) }
+    }
+
+    /// The EnumFormat pods for `format`: with DMA-BUF, the fixated modifier (once picked), all modifiers
+    /// (`DONT_FIXATE`), then shared memory. Lock held.
+    private func enumFormats(into b: SPAPodBuilder, _ format: VideoFormat) {
+        let modifiers = options.dmaBufModifiers
+        if !modifiers.isEmpty {
+            if let modifierPick { VideoParams.fixedFormat(into: b, format, modifiers: [modifierPick], fixated: true) }
+            VideoParams.fixedFormat(into: b, format, modifiers: modifiers)
+        }
+        VideoParams.fixedFormat(into: b, format)
+    }
+
+    /// The modifier to fixate among those the link left open: the first of ours that is explicit, else
+    /// `.invalid` (allocate without a modifier), as PipeWire's dma-buf doc asks of an allocator.
+    static func pickModifier(ours: [DRMFormatModifier], open: [DRMFormatModifier]) -> DRMFormatModifier? {
+        ours.first { $0 != .invalid && open.contains($0) } ?? ours.first { open.contains($0) }
     }
 
     /// A changed EnumFormat is what makes the link renegotiate, but under load the change is sometimes never
@@ -185,7 +215,7 @@ public final class VideoProducerStream: @unchecked Sendable {
         props.merge(options.properties) { $1 }
         let handle = try StreamHandle(core: pwCore, name: options.nodeName, properties: props, owner: self)
         let b = SPAPodBuilder()
-        VideoParams.fixedFormat(into: b, offered)
+        enumFormats(into: b, offered)
         let flags = PW_STREAM_FLAG_DRIVER.rawValue | PW_STREAM_FLAG_ALLOC_BUFFERS.rawValue
         let rc = try b.withPods("the producer EnumFormat") { pods, n throws(PipeWireError) in
             pw_stream_connect(handle.stream, SPA_DIRECTION_OUTPUT, CPW_ID_ANY, pw_stream_flags(flags), pods, n)
@@ -238,24 +268,65 @@ extension VideoProducerStream: StreamHandleOwner, PipeWireCoreObserver {
             if let nodeID, nodeID != CPW_ID_ANY { $0.nodeID = nodeID }
         }
         lifecycle.follow(new, error: error, stopping: stopping) { .stateChanged($0) }
+        reclaimBuffersAfterUnlink(from: old, to: new)
+    }
+
+    /// PipeWire 0.3.65 keeps an output port's buffers (and format) across links ("reusing output buffers" in
+    /// impl-link.c's `do_allocation`), and a consumer hands buffers back only through the link's io area, one
+    /// per cycle. Whatever the leaving consumer still held (the frame it was reading, the ones waiting to be
+    /// recycled) never comes back to the stream's free queue, and nothing clears it: measured, a 4-buffer
+    /// 60 fps node made 60, 45, 20, then 0-15 fps for consumers one after another. So when a consumer links
+    /// after one left (`paused` -> `streaming`), offer the EnumFormat again: the link renegotiates the
+    /// format, which makes the stream drop all its buffers (`clear_buffers`) and allocate a full set.
+    /// The new consumer sees its format set twice. Lock held.
+    private func reclaimBuffersAfterUnlink(from old: PipeWireStreamState, to new: PipeWireStreamState) {
+        if old == .streaming, new == .paused { consumerLeft = true }
+        guard new == .streaming, consumerLeft, let stream = handle?.stream else { return }
+        consumerLeft = false
+        modifierPick = nil   // a new consumer: its modifiers are intersected afresh
+        do { try offer(offered, on: stream) } catch { lifecycle.end(.streamError(error.description)) }
     }
 
     func streamParamChanged(id: UInt32, param: UnsafePointer<spa_pod>?) {
         guard id == SPA_PARAM_Format.rawValue, let stream = handle?.stream else { return }
         guard let param else {
-            shared.withLock { $0.negotiated = nil }
+            shared.withLock { $0.negotiated = nil; $0.negotiatedModifier = nil }
             return
         }
         let format: VideoFormat
-        do { format = try VideoParams.parseFormat(param) } catch {
+        let modifier: VideoParams.NegotiatedModifier?
+        do {
+            format = try VideoParams.parseFormat(param)
+            modifier = try VideoParams.modifier(in: param)
+        } catch {
             lifecycle.end(.streamError(error.description))
             return
         }
-        shared.withLock { $0.negotiated = format }
+        var dmaBuf: DRMFormatModifier?
+        switch modifier {
+        case nil: break
+        case .unfixated(let open):
+            // The allocator's turn: announce the pick alone, first; the link renegotiates to it.
+            guard let pick = Self.pickModifier(ours: options.dmaBufModifiers, open: open) else {
+                lifecycle.end(.streamError("none of the modifiers \(open) left open by the link is ours"))
+                return
+            }
+            // Announced already, yet the link chose the open format again: fixating once more would loop.
+            guard pick != modifierPick else {
+                lifecycle.end(.streamError("the link ignored the fixated modifier \(pick)"))
+                return
+            }
+            modifierPick = pick
+            do { try offer(offered, on: stream) } catch { lifecycle.end(.streamError(error.description)) }
+            return
+        case .fixed(let m): dmaBuf = m
+        }
+        shared.withLock { $0.negotiated = format; $0.negotiatedModifier = dmaBuf }
         sentBitmap = nil   // new buffers: send the cursor bitmap again
         let b = SPAPodBuilder()
         VideoParams.buffers(into: b, stride: format.minimumStride, height: format.height,
-                            count: (Int32(options.bufferCount), 2, 16), dataTypes: [SPA_DATA_MemFd])
+                            count: (Int32(options.bufferCount), 2, 16),
+                            dataTypes: [dmaBuf == nil ? SPA_DATA_MemFd : SPA_DATA_DmaBuf])
         VideoParams.meta(into: b, SPA_META_Header, size: MemoryLayout<spa_meta_header>.size)
         VideoParams.meta(into: b, SPA_META_VideoCrop, size: MemoryLayout<spa_meta_region>.size)
         if options.cursorMetadata {
@@ -274,15 +345,18 @@ extension VideoProducerStream: StreamHandleOwner, PipeWireCoreObserver {
     }
 
     /// Allocates the buffer's memory: one memfd per data plane, mapped read-write (`memfd_create`,
-    /// `ftruncate`, `mmap`), as compositors do.
+    /// `ftruncate`, `mmap`), as compositors do. With a DMA-BUF modifier negotiated the data is typed
+    /// `SPA_DATA_DmaBuf` while the fd is still a memfd: a stand-in for a linear device buffer (no GPU here).
     func streamAddBuffer(_ buffer: UnsafeMutablePointer<pw_buffer>) {
-        guard let spaBuffer = buffer.pointee.buffer, let format = shared.withLock({ $0.negotiated }) else { return }
+        guard let spaBuffer = buffer.pointee.buffer,
+              let (format, modifier) = shared.withLock({ s in s.negotiated.map { ($0, s.negotiatedModifier) } })
+        else { return }
         let size = format.minimumStride * format.height
         for i in 0..<Int(spaBuffer.pointee.n_datas) {
             let d = spaBuffer.pointee.datas.advanced(by: i)
             do {
                 let (fd, mapped) = try memory.allocate(size: size)
-                d.pointee.type = SPA_DATA_MemFd.rawValue
+                d.pointee.type = modifier == nil ? SPA_DATA_MemFd.rawValue : SPA_DATA_DmaBuf.rawValue
                 d.pointee.flags = CPW_DATA_FLAG_READWRITE
                 d.pointee.fd = Int64(fd)
                 d.pointee.mapoffset = 0
@@ -299,7 +373,8 @@ extension VideoProducerStream: StreamHandleOwner, PipeWireCoreObserver {
         guard let spaBuffer = buffer.pointee.buffer else { return }
         for i in 0..<Int(spaBuffer.pointee.n_datas) {
             let d = spaBuffer.pointee.datas.advanced(by: i)
-            guard d.pointee.type == SPA_DATA_MemFd.rawValue, d.pointee.fd >= 0 else { continue }
+            guard d.pointee.type == SPA_DATA_MemFd.rawValue || d.pointee.type == SPA_DATA_DmaBuf.rawValue,
+                  d.pointee.fd >= 0 else { continue }
             memory.release(fd: Int32(d.pointee.fd))
             d.pointee.data = nil
             d.pointee.fd = -1

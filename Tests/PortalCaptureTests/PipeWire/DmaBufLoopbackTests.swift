@@ -1,0 +1,106 @@
+import Testing
+@testable import PortalCapture
+import PortalTestSupport
+
+/// DMA-BUF negotiation between our consumer and a producer offering modifiers. No GPU here: the producer's
+/// "DMA-BUFs" are memfds typed `SPA_DATA_DmaBuf` (a memfd maps like a linear DMA-BUF). These tests prove
+/// the negotiation (modifier pods, fixation, refusal and fallback) and the consumer's mmap path for a buffer
+/// typed DMA-BUF; they do not prove a device buffer's layout or its sync ioctl.
+@Suite("PipeWire DMA-BUF loopback", .tags(.desktop), .enabled(if: TestDesktop.isAvailable), .serialized)
+struct DmaBufLoopbackTests {
+    struct Loop {
+        let core: PipeWireCore
+        let producer: VideoProducerStream
+        let consumer: VideoCaptureStream
+        let collector: FrameCollector
+
+        func stop() {
+            consumer.stop()
+            producer.stop()
+            core.close()
+        }
+    }
+
+    func makeLoop(modifiers: [DRMFormatModifier], name: String, zeroCopy: Bool = true,
+                  consumerDmaBuf: Bool = true) async throws -> Loop {
+        let core = try PipeWireCore(name: "pwrecord-test-dmabuf")
+        let format = VideoFormat(pixelFormat: .bgrx, width: 320, height: 240, frameRate: FrameRate(60))
+        var producerOptions = VideoProducerOptions(format: format, nodeName: name)
+        producerOptions.dmaBufModifiers = modifiers
+        let producer = try VideoProducerStream(core: core, options: producerOptions, render: TestPattern.render)
+        let node = try await producer.waitUntilReady()
+        let collector = FrameCollector()
+        var options = VideoCaptureOptions()
+        options.zeroCopy = zeroCopy
+        options.linearDmaBuf = consumerDmaBuf
+        let consumer = try VideoCaptureStream(core: core, target: .node(id: node.id), options: options,
+                                              eventHandler: collector.eventHandler,
+                                              frameHandler: collector.frameHandler)
+        return Loop(core: core, producer: producer, consumer: consumer, collector: collector)
+    }
+
+    func expectRightContent(_ loop: Loop, count: Int = 20) async {
+        let got = await loop.collector.wait { $0.count >= count }
+        #expect(got, "only \(loop.collector.summaries.count) frames; stats \(loop.consumer.statistics)")
+        let frames = loop.collector.summaries
+        #expect(frames.allSatisfy { $0.colourMismatch == nil && $0.stride == 320 * 4 })
+        let counters = frames.map(\.counter)
+        #expect(zip(counters, counters.dropFirst()).allSatisfy { $0 < $1 }, "counters \(counters)")
+    }
+
+    @Test("a producer offering a linear DMA-BUF: frames arrive by mmap, counted as DMA-BUF with modifier 0",
+          arguments: [true, false])
+    func linearDmaBufIsRead(zeroCopy: Bool) async throws {
+        // The producer lists a tiled modifier first: the link's intersection leaves only linear (and the
+        // implicit one, which the producer takes only when nothing explicit is left).
+        let loop = try await makeLoop(modifiers: [.intelXTiled, .linear, .invalid],
+                                      name: "test-dmabuf-linear-\(zeroCopy)", zeroCopy: zeroCopy)
+        defer { loop.stop() }
+        await expectRightContent(loop)
+        let stats = loop.consumer.statistics
+        #expect(stats.modifier == .linear)
+        #expect(loop.producer.negotiatedModifier == .linear)
+        #expect(stats.framesFromDmaBuf > 0 && stats.framesFromDmaBuf == stats.framesDelivered, "stats \(stats)")
+        #expect(stats.refusedModifiers.isEmpty)
+        if zeroCopy {
+            #expect(stats.framesBorrowed > 0, "DMA-BUF frames are lent like memfd ones: \(stats)")
+        } else {
+            #expect(stats.framesBorrowed == 0)
+        }
+        let formatEvents = loop.collector.receivedEvents.filter { if case .formatChanged = $0 { true } else { false } }
+        #expect(formatEvents.count == 1, "the format is reported once though set twice: \(loop.collector.receivedEvents)")
+    }
+
+    @Test("a producer whose modifiers meet ours only in the implicit one: refused, reported, shared memory used")
+    func nonLinearModifierIsRefused() async throws {
+        let loop = try await makeLoop(modifiers: [.intelXTiled, .invalid], name: "test-dmabuf-refused")
+        defer { loop.stop() }
+        await expectRightContent(loop)
+        let stats = loop.consumer.statistics
+        #expect(stats.refusedModifiers == [.invalid], "stats \(stats)")
+        #expect(loop.collector.receivedEvents.contains(.dmaBufRefused(.invalid)))
+        #expect(stats.modifier == nil)
+        #expect(stats.framesFromDmaBuf == 0)
+        #expect(loop.producer.negotiatedModifier == nil, "the producer fell back to memfd buffers")
+    }
+
+    @Test("a producer offering only a tiled modifier never matches our DMA-BUF formats: shared memory, nothing refused")
+    func tiledOnlyFallsBackInNegotiation() async throws {
+        let loop = try await makeLoop(modifiers: [.intelXTiled], name: "test-dmabuf-tiled")
+        defer { loop.stop() }
+        await expectRightContent(loop)
+        let stats = loop.consumer.statistics
+        #expect(stats.refusedModifiers.isEmpty && stats.modifier == nil && stats.framesFromDmaBuf == 0, "stats \(stats)")
+        #expect(loop.producer.negotiatedModifier == nil)
+    }
+
+    @Test("a consumer without DMA-BUF gets shared memory from a producer that offers linear")
+    func consumerWithoutDmaBuf() async throws {
+        let loop = try await makeLoop(modifiers: [.linear], name: "test-dmabuf-off", consumerDmaBuf: false)
+        defer { loop.stop() }
+        await expectRightContent(loop)
+        let stats = loop.consumer.statistics
+        #expect(stats.modifier == nil && stats.framesFromDmaBuf == 0, "stats \(stats)")
+        #expect(loop.producer.negotiatedModifier == nil)
+    }
+}
