@@ -30,18 +30,18 @@ struct BashCompletionTests {
     }
 
     @Test("the checked-in file is exactly what 'pwrecord completion bash' prints")
-    func checkedInFileIsGenerated() throws {
+    func checkedInFileIsGenerated() async throws {
         let generated = BashCompletion(root: PwrecordCommands.root).script
         let checkedIn = try RepositoryFile.text(Self.script)
         #expect(checkedIn == generated, "completions/pwrecord.bash is stale: run '.build/debug/pwrecord completion bash > completions/pwrecord.bash'")
-        let r = try Pwrecord.run(["completion", "bash"])
+        let r = try await Pwrecord.run(["completion", "bash"])
         #expect(r.status == 0)
         #expect(r.stdout == generated)
     }
 
     @Test("completion with an unknown shell is a usage error naming it")
-    func unknownShell() throws {
-        let r = try Pwrecord.run(["completion", "tcsh"])
+    func unknownShell() async throws {
+        let r = try await Pwrecord.run(["completion", "tcsh"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("'tcsh'") && r.stderr.contains("bash"))
     }

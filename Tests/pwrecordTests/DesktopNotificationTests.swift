@@ -22,7 +22,7 @@ struct DesktopNotificationTests {
             let liveStreams = try await control.stat("live_streams")
             let closedWhileRecording = service.closedIDs
             recording.send(SIGINT)
-            let result = recording.wait(timeout: 30)
+            let result = await recording.wait(timeout: 30)
             await service.stop()
             return (notification, liveStreams, closedWhileRecording, service, result)
         }
@@ -45,7 +45,7 @@ struct DesktopNotificationTests {
         let out = home.root.appendingPathComponent("d.mkv")
         let (service, result) = try await TestPortalControl.exclusively { _ in
             let service = try await FakeNotificationService.start()
-            let result = try Pwrecord.run(["record", "-o", out.path, "--duration", "1"], environment: home.env)
+            let result = try await Pwrecord.run(["record", "-o", out.path, "--duration", "1"], environment: home.env)
             await service.stop()
             return (service, result)
         }
@@ -62,7 +62,7 @@ struct DesktopNotificationTests {
         let out = home.root.appendingPathComponent("quiet.mkv")
         let (owner, result) = try await TestPortalControl.exclusively { control in
             let owner = try await control.bus.nameOwner(FakeNotificationService.busName)
-            return (owner, try Pwrecord.run(["record", "-o", out.path, "--duration", "1"], environment: home.env))
+            return (owner, try await Pwrecord.run(["record", "-o", out.path, "--duration", "1"], environment: home.env))
         }
         #expect(owner == nil, "the test bus should have no notification service")
         #expect(result.status == 0, "\(result.stderr)")
@@ -78,7 +78,7 @@ struct DesktopNotificationTests {
         let out = home.root.appendingPathComponent("refused.mkv")
         let (service, result) = try await TestPortalControl.exclusively { _ in
             let service = try await FakeNotificationService.start(.failing)
-            let result = try Pwrecord.run(["record", "-o", out.path, "--duration", "1"], environment: home.env)
+            let result = try await Pwrecord.run(["record", "-o", out.path, "--duration", "1"], environment: home.env)
             await service.stop()
             return (service, result)
         }

@@ -11,23 +11,24 @@ struct HelpAndVersionTests {
     }
 
     @Test("--version prints the version and exits 0")
-    func version() throws {
-        let r = try Pwrecord.run(["--version"])
+    func version() async throws {
+        let r = try await Pwrecord.run(["--version"])
         #expect(r.status == 0)
         #expect(r.stdout == "pwrecord \(PwrecordCommands.version)\n")
         #expect(r.stderr.isEmpty)
     }
 
     @Test("--version after a command is a usage error naming it")
-    func versionOnlyAtTheRoot() throws {
-        let r = try Pwrecord.run(["record", "--version"])
+    func versionOnlyAtTheRoot() async throws {
+        let r = try await Pwrecord.run(["record", "--version"])
         #expect(r.status == 2)
         #expect(r.stderr == "pwrecord: error: unknown option '--version'\npwrecord: hint: see 'pwrecord record --help'\n")
     }
 
     @Test("--help, -h, help and no arguments print the overview with every command and the exit codes, and exit 0")
-    func rootHelp() throws {
-        let outputs = try [["--help"], ["-h"], ["help"], []].map { try Pwrecord.run($0) }
+    func rootHelp() async throws {
+        var outputs: [Pwrecord.Result] = []
+        for arguments in [["--help"], ["-h"], ["help"], []] { outputs.append(try await Pwrecord.run(arguments)) }
         for r in outputs {
             #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
             #expect(r.stdout == outputs[0].stdout)
@@ -44,9 +45,9 @@ struct HelpAndVersionTests {
 
     @Test("every command's --help exits 0 with its usage and each option with its default; help <command> prints the same",
           arguments: commandPaths)
-    func commandHelp(path: [String]) throws {
+    func commandHelp(path: [String]) async throws {
         let spec = ArgumentParser(root: PwrecordCommands.root).spec(at: ["pwrecord"] + path)
-        let r = try Pwrecord.run(path + ["--help"])
+        let r = try await Pwrecord.run(path + ["--help"])
         #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
         #expect(r.stdout.hasPrefix("OVERVIEW: \(spec.abstract)\n"))
         #expect(r.stdout.contains("USAGE: pwrecord \(path.joined(separator: " "))"), "\(r.stdout)")
@@ -64,13 +65,13 @@ struct HelpAndVersionTests {
         if path.count == 1 {
             #expect(Self.exitCodes(in: r.stdout) == ExitCode.allCases.map { "\($0.rawValue)  \($0.meaning)" }, "\(r.stdout)")
         }
-        let viaHelp = try Pwrecord.run(["help"] + path)
+        let viaHelp = try await Pwrecord.run(["help"] + path)
         #expect(viaHelp.status == 0 && viaHelp.stdout == r.stdout, "\(viaHelp.stderr)")
     }
 
     @Test("help with an unknown command is a usage error naming it")
-    func helpUnknownCommand() throws {
-        let r = try Pwrecord.run(["help", "recrod"])
+    func helpUnknownCommand() async throws {
+        let r = try await Pwrecord.run(["help", "recrod"])
         #expect(r.status == 2)
         #expect(r.stderr == "pwrecord: error: unknown command 'recrod'\npwrecord: hint: see 'pwrecord --help'\n")
     }

@@ -10,7 +10,7 @@ struct LastCommandTests {
     /// Records 2 s with the microphone, without -o, so the recording is kept.
     static func keepRecording(in home: TestHome) async throws {
         let r = try await TestPortalControl.exclusively { _ in
-            try Pwrecord.run(["record", "--duration", "2", "--mic", "--cursor", "hidden"], environment: home.env)
+            try await Pwrecord.run(["record", "--duration", "2", "--mic", "--cursor", "hidden"], environment: home.env)
         }
         try #require(r.status == 0, "\(r.stderr)")
         try #require(r.stdout.hasPrefix("kept "), "\(r.stdout)")
@@ -22,7 +22,7 @@ struct LastCommandTests {
         defer { home.remove() }
         try await Self.keepRecording(in: home)
 
-        let json = try Pwrecord.run(["last", "info", "--json"], environment: home.env)
+        let json = try await Pwrecord.run(["last", "info", "--json"], environment: home.env)
         #expect(json.status == 0, "\(json.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let file = try #require(object["file"] as? String)
@@ -49,7 +49,7 @@ struct LastCommandTests {
         #expect(a["sampleRate"] as? Int == audio.sampleRate && a["channels"] as? Int == audio.channels)
         #expect(!json.stdout.contains("\\/"), "paths are printed as they are")
 
-        let text = try Pwrecord.run(["last", "info"], environment: home.env)
+        let text = try await Pwrecord.run(["last", "info"], environment: home.env)
         #expect(text.status == 0, "\(text.stderr)")
         let lines = text.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("file: \(file)"))
@@ -59,7 +59,7 @@ struct LastCommandTests {
         #expect(lines.contains("audio: \(audio.sampleRate ?? 0) Hz, \(audio.channels ?? 0) channels"), "\(lines)")
         #expect(lines.last == "save it with 'pwrecord last save FILE', discard it with 'pwrecord last discard'")
 
-        let bare = try Pwrecord.run(["last"], environment: home.env)
+        let bare = try await Pwrecord.run(["last"], environment: home.env)
         #expect(bare.status == 0 && bare.stdout == text.stdout, "\(bare.stdout)")
     }
 
@@ -75,14 +75,14 @@ struct LastCommandTests {
         chmod(script.path, 0o755)
         let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
 
-        let r = try Pwrecord.run(["last", "open"], environment: home.env.merging(["PATH": path]) { $1 })
+        let r = try await Pwrecord.run(["last", "open"], environment: home.env.merging(["PATH": path]) { $1 })
         #expect(r.status == 0, "\(r.stderr)")
         let kept = try #require(home.contents(of: home.recordings()).first { $0.hasSuffix(".mkv") })
         let file = home.recordings().appendingPathComponent(kept).path
         #expect(r.stdout == "opening \(file) with xdg-open\n", "\(r.stdout)")
         // pwrecord does not wait for the player: give the fake xdg-open a moment to write what it was given.
         let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: log.path) && Date() < deadline { usleep(20_000) }
+        while !FileManager.default.fileExists(atPath: log.path) && Date() < deadline { try? await Task.sleep(for: .microseconds(20_000)) }
         #expect(try String(contentsOf: log, encoding: .utf8) == file + "\n")
     }
 
@@ -92,7 +92,7 @@ struct LastCommandTests {
         defer { home.remove() }
         try await Self.keepRecording(in: home)
         let empty = try home.folder("empty-bin")
-        let r = try Pwrecord.run(["last", "open"], environment: home.env.merging(["PATH": empty.path]) { $1 })
+        let r = try await Pwrecord.run(["last", "open"], environment: home.env.merging(["PATH": empty.path]) { $1 })
         #expect(r.status == 1, "\(r.stderr)")
         let lines = r.stderr.split(separator: "\n")
         #expect(lines.count == 2, "\(r.stderr)")
@@ -108,10 +108,10 @@ struct LastCommandTests {
 struct LastWithNothingKeptTests {
     @Test("every last command says there is no kept recording, with a hint, exits 1 and creates nothing",
           arguments: [["last"], ["last", "info"], ["last", "info", "--json"], ["last", "save", "x.mkv"], ["last", "discard"], ["last", "open"]])
-    func nothingKept(arguments: [String]) throws {
+    func nothingKept(arguments: [String]) async throws {
         let home = try TestHome()
         defer { home.remove() }
-        let r = try PwrecordProcess.run(arguments, environment: home.env, in: home.work)
+        let r = try await PwrecordProcess.run(arguments, environment: home.env, in: home.work)
         #expect(r.status == 1)
         #expect(r.stderr == "pwrecord: error: there is no kept recording\npwrecord: hint: record one with 'pwrecord record'\n", "\(r.stderr)")
         #expect(r.stdout.isEmpty)

@@ -17,16 +17,16 @@ struct PolicyExplainTests {
     /// The name of the user running the tests.
     static var me: String { getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "root" }
 
-    func explain(_ arguments: [String]) throws -> (result: Pwrecord.Result, file: String) {
+    func explain(_ arguments: [String]) async throws -> (result: Pwrecord.Result, file: String) {
         let home = try TestHome()
         defer { home.remove() }
         try home.writeUserPolicy(Self.policy)
-        return (try Pwrecord.run(["policy", "explain"] + arguments, environment: home.env), home.userPolicyFile.path)
+        return (try await Pwrecord.run(["policy", "explain"] + arguments, environment: home.env), home.userPolicyFile.path)
     }
 
     @Test("outside the app's hours: exit 4, the user, app and time asked about, and the hours line that decided")
-    func outsideHours() throws {
-        let (r, file) = try explain(["--user", Self.me, "--app", "org.example.Game", "--at", "21:00"])
+    func outsideHours() async throws {
+        let (r, file) = try await explain(["--user", Self.me, "--app", "org.example.Game", "--at", "21:00"])
         #expect(r.status == 4, "\(r.stdout)\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("user \(Self.me) (groups: ") == true && lines.first?.contains("app org.example.Game") == true,
@@ -44,8 +44,8 @@ struct PolicyExplainTests {
     }
 
     @Test("inside the hours, given as a full date and time: exit 0, available, when the hours change next")
-    func insideHours() throws {
-        let (r, file) = try explain(["--app", "org.example.Game", "--at", "2030-01-07T17:30"])
+    func insideHours() async throws {
+        let (r, file) = try await explain(["--app", "org.example.Game", "--at", "2030-01-07T17:30"])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("at ") && $0.contains("2030-01-07 17:30:00") }, "\(r.stdout)")
@@ -55,8 +55,8 @@ struct PolicyExplainTests {
     }
 
     @Test("another app is only bound by the defaults")
-    func otherApp() throws {
-        let (r, file) = try explain(["--app", "org.example.Other", "--at", "21:00"])
+    func otherApp() async throws {
+        let (r, file) = try await explain(["--app", "org.example.Other", "--at", "21:00"])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.contains("app org.example.Other") == true)
@@ -66,8 +66,8 @@ struct PolicyExplainTests {
     }
 
     @Test("an unknown user is a usage error naming --user")
-    func unknownUser() throws {
-        let (r, _) = try explain(["--user", "no-such-user-\(getpid())"])
+    func unknownUser() async throws {
+        let (r, _) = try await explain(["--user", "no-such-user-\(getpid())"])
         #expect(r.status == 2)
         #expect(r.stderr.hasPrefix("pwrecord: error: invalid value 'no-such-user-\(getpid())' for '--user': "), "\(r.stderr)")
         #expect(r.stderr.hasSuffix("pwrecord: hint: see 'pwrecord policy explain --help'\n"))

@@ -37,7 +37,7 @@ struct ProgressLineTests {
         defer { home.remove() }
         let out = home.root.appendingPathComponent("tty.mkv")
         let r = try await TestPortalControl.exclusively { _ in
-            try PwrecordOnTerminal.run(["record", "-o", out.path, "--duration", "2", "--cursor", "hidden"], environment: home.env)
+            try await PwrecordOnTerminal.run(["record", "-o", out.path, "--duration", "2", "--cursor", "hidden"], environment: home.env)
         }
         #expect(r.status == 0, "\(r.output)")
         let drawings = Drawing.all(in: r.output)
@@ -69,7 +69,7 @@ struct ProgressLineTests {
         defer { home.remove() }
         let out = home.root.appendingPathComponent("pipe.mkv")
         let r = try await TestPortalControl.exclusively { _ in
-            try Pwrecord.run(["record", "-o", out.path, "--duration", "2", "--cursor", "hidden"], environment: home.env)
+            try await Pwrecord.run(["record", "-o", out.path, "--duration", "2", "--cursor", "hidden"], environment: home.env)
         }
         #expect(r.status == 0, "\(r.stderr)")
         for text in [r.stdout, r.stderr] {
@@ -89,14 +89,14 @@ struct ProgressLineTests {
         let out = home.root.appendingPathComponent("notes.mkv")
         let (r, drewBeforePause) = try await TestPortalControl.exclusively { _ -> (PwrecordOnTerminal.Result, Bool) in
             let p = try PwrecordOnTerminal(["record", "-o", out.path, "--cursor", "hidden"], environment: home.env)
-            let drew = p.waitForOutput(containing: "\r\u{1B}[K● REC", timeout: 30)
+            let drew = await p.waitForOutput(containing: "\r\u{1B}[K● REC", timeout: 30)
             p.send(SIGUSR1)
-            _ = p.waitForOutput(containing: "PAUSED", timeout: 10)
+            _ = await p.waitForOutput(containing: "PAUSED", timeout: 10)
             p.send(SIGUSR2)
-            _ = p.waitForOutput(containing: "pwrecord: resumed", timeout: 10)
-            usleep(700_000)
+            _ = await p.waitForOutput(containing: "pwrecord: resumed", timeout: 10)
+            try? await Task.sleep(for: .microseconds(700_000))
             p.send(SIGINT)
-            return (p.wait(timeout: 30), drew)
+            return (await p.wait(timeout: 30), drew)
         }
         #expect(drewBeforePause, "no progress line before the pause: \(r.output.debugDescription)")
         #expect(r.status == 0, "\(r.output)")

@@ -78,18 +78,22 @@ final class PwrecordOnTerminal: @unchecked Sendable {
     func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
     /// Waits until its output contains `text`, at most `timeout` seconds; false when it did not come.
-    func waitForOutput(containing text: String, timeout: Double) -> Bool {
+    func waitForOutput(containing text: String, timeout: Double) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if outputSoFar.contains(text) { return true }
             if !process.isRunning { return outputSoFar.contains(text) }
-            usleep(20_000)
+            try? await Task.sleep(for: .milliseconds(20))
         }
         return false
     }
 
     /// Waits for the exit (terminating it after `timeout` seconds) and returns what it wrote.
-    func wait(timeout: Double = 60) -> Result {
+    func wait(timeout: Double = 60) async -> Result {
+        await offThePool { self.waitBlocking(timeout: timeout) }
+    }
+
+    private func waitBlocking(timeout: Double) -> Result {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning { process.terminate() }
@@ -100,8 +104,8 @@ final class PwrecordOnTerminal: @unchecked Sendable {
 
     /// Runs to the end and returns what it wrote.
     static func run(_ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil,
-                    timeout: Double = 60) throws -> Result {
-        try PwrecordOnTerminal(arguments, environment: environment, in: folder).wait(timeout: timeout)
+                    timeout: Double = 60) async throws -> Result {
+        try await PwrecordOnTerminal(arguments, environment: environment, in: folder).wait(timeout: timeout)
     }
 }
 

@@ -29,7 +29,11 @@ final class PwrecordProcess: @unchecked Sendable {
     func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
     /// Waits for the exit (terminating it after `timeout` seconds) and returns what it printed.
-    func wait(timeout: Double = 60) -> Pwrecord.Result {
+    func wait(timeout: Double = 60) async -> Pwrecord.Result {
+        await offThePool { self.waitBlocking(timeout: timeout) }
+    }
+
+    private func waitBlocking(timeout: Double) -> Pwrecord.Result {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning { process.terminate() }
@@ -41,7 +45,7 @@ final class PwrecordProcess: @unchecked Sendable {
 
     /// Runs to the end in `folder` and returns what it printed.
     static func run(_ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil,
-                    timeout: Double = 60) throws -> Pwrecord.Result {
-        try PwrecordProcess(arguments, environment: environment, in: folder).wait(timeout: timeout)
+                    timeout: Double = 60) async throws -> Pwrecord.Result {
+        try await PwrecordProcess(arguments, environment: environment, in: folder).wait(timeout: timeout)
     }
 }

@@ -22,7 +22,7 @@ struct RecordCodecTests {
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         let out = home.appendingPathComponent("x.\(container)")
         let r = try await TestPortalControl.exclusively { _ in
-            try Pwrecord.run(["record", "-o", out.path, "--codec", codec, "--duration", "2", "--mic", "--cursor", "hidden",
+            try await Pwrecord.run(["record", "-o", out.path, "--codec", codec, "--duration", "2", "--mic", "--cursor", "hidden",
                               "--cfr", "--fps", "30"],
                              environment: ["XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config"],
                              timeout: 120)

@@ -25,7 +25,7 @@ struct RecordCommandTests {
         let home = Home()
         let out = home.root.appendingPathComponent("x.mkv")
         let r = try await TestPortalControl.exclusively { _ in
-            try Pwrecord.run(["record", "-o", out.path, "--duration", "3", "--mic", "--cursor", "hidden"], environment: home.env, timeout: 60)
+            try await Pwrecord.run(["record", "-o", out.path, "--duration", "3", "--mic", "--cursor", "hidden"], environment: home.env, timeout: 60)
         }
         #expect(r.status == 0, "\(r.stderr)")
         let streams = try MediaTool.probe(out.path)
@@ -47,19 +47,19 @@ struct RecordCommandTests {
     func keptRecordingCanBeSavedAndDiscarded() async throws {
         let home = Home()
         let r = try await TestPortalControl.exclusively { _ in
-            try Pwrecord.run(["record", "--duration", "1"], environment: home.env, timeout: 60)
+            try await Pwrecord.run(["record", "--duration", "1"], environment: home.env, timeout: 60)
         }
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("pwrecord last save"))
         let dest = home.root.appendingPathComponent("saved.mkv")
-        let save = try Pwrecord.run(["last", "save", dest.path], environment: home.env)
+        let save = try await Pwrecord.run(["last", "save", dest.path], environment: home.env)
         #expect(save.status == 0, "\(save.stderr)")
         #expect(try MediaTool.probe(dest.path).contains { $0.type == "video" })
-        let again = try Pwrecord.run(["last", "save", dest.path], environment: home.env)
+        let again = try await Pwrecord.run(["last", "save", dest.path], environment: home.env)
         #expect(again.status == 1 && again.stderr.contains("exists"))
-        let discard = try Pwrecord.run(["last", "discard"], environment: home.env)
+        let discard = try await Pwrecord.run(["last", "discard"], environment: home.env)
         #expect(discard.status == 0)
-        let info = try Pwrecord.run(["last", "info"], environment: home.env)
+        let info = try await Pwrecord.run(["last", "info"], environment: home.env)
         #expect(info.status == 1 && info.stderr.contains("no kept recording"))
     }
 
@@ -68,7 +68,7 @@ struct RecordCommandTests {
         let home = Home()
         let r = try await TestPortalControl.exclusively { control in
             try await control.setNextResponse("*", 1)
-            return try Pwrecord.run(["record", "--duration", "1"], environment: home.env, timeout: 60)
+            return try await Pwrecord.run(["record", "--duration", "1"], environment: home.env, timeout: 60)
         }
         #expect(r.status == 3, "\(r.stderr)")
         #expect(r.stderr.split(separator: "\n").filter { $0.hasPrefix("pwrecord: error:") }.count == 1)
@@ -81,7 +81,7 @@ struct RecordCommandTests {
         try home.userPolicy("[defaults]\nrecording = deny\n")
         let (r, created) = try await TestPortalControl.exclusively { control in
             let before = try await control.stat("sessions_created")
-            let r = try Pwrecord.run(["record", "--duration", "1"], environment: home.env, timeout: 60)
+            let r = try await Pwrecord.run(["record", "--duration", "1"], environment: home.env, timeout: 60)
             return (r, try await control.stat("sessions_created") - before)
         }
         #expect(r.status == 4, "\(r.stderr)")
@@ -90,11 +90,11 @@ struct RecordCommandTests {
     }
 
     @Test("no portal on the bus exits 5 with a hint")
-    func noPortalExitsFive() throws {
+    func noPortalExitsFive() async throws {
         let home = Home()
         var env = home.env
         env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(home.root.path)/no-bus-here"
-        let r = try Pwrecord.run(["record", "--duration", "1"], environment: env, timeout: 60)
+        let r = try await Pwrecord.run(["record", "--duration", "1"], environment: env, timeout: 60)
         #expect(r.status == 5, "\(r.stderr)")
         #expect(r.stderr.contains("pwrecord: hint:"))
     }
@@ -104,7 +104,7 @@ struct RecordCommandTests {
         let home = Home()
         let (r, created) = try await TestPortalControl.exclusively { control in
             let before = try await control.stat("sessions_created")
-            let r = try Pwrecord.run(["record", "-o", "/nonexistent-\(UUID().uuidString)/x.mkv", "--duration", "1"],
+            let r = try await Pwrecord.run(["record", "-o", "/nonexistent-\(UUID().uuidString)/x.mkv", "--duration", "1"],
                                      environment: home.env, timeout: 60)
             return (r, try await control.stat("sessions_created") - before)
         }
@@ -114,8 +114,8 @@ struct RecordCommandTests {
     }
 
     @Test("bad flags exit 2 naming the flag", arguments: [["record", "--fps", "0"], ["record", "--codec", "mpeg2"], ["record", "--bogus"]])
-    func badFlagsExitTwo(arguments: [String]) throws {
-        let r = try Pwrecord.run(arguments)
+    func badFlagsExitTwo(arguments: [String]) async throws {
+        let r = try await Pwrecord.run(arguments)
         #expect(r.status == 2)
         #expect(r.stderr.contains(arguments[1]))
     }
@@ -125,7 +125,7 @@ struct RecordCommandTests {
         let home = Home()
         let out = home.root.appendingPathComponent("int.mkv")
         let status = try await TestPortalControl.exclusively { _ in
-            try Pwrecord.runInterrupted(["record", "-o", out.path], environment: home.env, after: 2)
+            try await Pwrecord.runInterrupted(["record", "-o", out.path], environment: home.env, after: 2)
         }
         #expect(status == 0)
         let d = try MediaTool.duration(out.path)
@@ -133,13 +133,13 @@ struct RecordCommandTests {
     }
 
     @Test("status --json parses and follows a policy change")
-    func statusFollowsPolicy() throws {
+    func statusFollowsPolicy() async throws {
         let home = Home()
-        let first = try Pwrecord.run(["status", "--json"], environment: home.env)
+        let first = try await Pwrecord.run(["status", "--json"], environment: home.env)
         let json1 = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any]
         #expect(json1?["available"] as? Bool == true, "\(first.stdout)\(first.stderr)")
         try home.userPolicy("[defaults]\nrecording = deny\n")
-        let second = try Pwrecord.run(["status", "--json"], environment: home.env)
+        let second = try await Pwrecord.run(["status", "--json"], environment: home.env)
         #expect(second.status == 4)
         let json2 = try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: Any]
         #expect(json2?["available"] as? Bool == false)

@@ -27,9 +27,9 @@ struct RecordCrashTests {
             let deadline = Date().addingTimeInterval(20)
             while began == nil && Date() < deadline {
                 if FileManager.default.fileExists(atPath: dir.appendingPathComponent("info.json").path) { began = Date() }
-                usleep(20_000)
+                try? await Task.sleep(for: .microseconds(20_000))
             }
-            usleep(3_000_000)
+            try? await Task.sleep(for: .microseconds(3_000_000))
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
             let recorded = began.map { Date().timeIntervalSince($0) } ?? 0

@@ -18,7 +18,7 @@ struct RecordOptionsTests {
         defer { home.remove() }
         let out = home.root.appendingPathComponent("x.mkv")
         let (r, selected) = try await TestPortalControl.exclusively { control in
-            let r = try Pwrecord.run(["record", "-o", out.path, "--duration", "1", "--source", source, "--cursor", cursor],
+            let r = try await Pwrecord.run(["record", "-o", out.path, "--duration", "1", "--source", source, "--cursor", cursor],
                                      environment: home.env)
             return (r, try await control.lastOptions("SelectSources"))
         }
@@ -37,7 +37,7 @@ struct RecordOptionsTests {
         // at x 160 and y 135. The crop keeps x 80..<240, y 60..<180 (a part of all four); the mask covers
         // x 200..<240, y 60..<100 of the green part.
         let r = try await TestPortalControl.exclusively { _ in
-            try Pwrecord.run(["record", "-o", out.path, "--duration", "1", "--cursor", "hidden",
+            try await Pwrecord.run(["record", "-o", out.path, "--duration", "1", "--cursor", "hidden",
                               "--crop", "80,60,160,120", "--mask", "200,60,40,40"], environment: home.env)
         }
         #expect(r.status == 0, "\(r.stderr)")
@@ -45,7 +45,7 @@ struct RecordOptionsTests {
         #expect(video.width == 160 && video.height == 120, "\(video)")
         // The summary (and `last info`) give the recorded size, not the screen's.
         #expect(r.stdout.hasPrefix("saved \(out.path) (") && r.stdout.contains(", 160x120, "), "\(r.stdout)")
-        let info = try Pwrecord.run(["last", "info", "--json"], environment: home.env)
+        let info = try await Pwrecord.run(["last", "info", "--json"], environment: home.env)
         let json = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any]
         let size = json?["video"] as? [String: Any]
         #expect(size?["width"] as? Int == 160 && size?["height"] as? Int == 120, "\(info.stdout)")

@@ -16,16 +16,16 @@ struct RecordSignalTests {
         let out = home.root.appendingPathComponent("paused.mkv")
         let (r, began, wall) = try await TestPortalControl.exclusively { _ -> (Pwrecord.Result, Bool, Double) in
             let p = try PwrecordProcess(["record", "-o", out.path, "--cursor", "hidden"], environment: home.env)
-            let began = home.waitForRecordingToBegin()
+            let began = await home.waitForRecordingToBegin()
             let start = Date()
-            usleep(1_500_000)
+            try? await Task.sleep(for: .microseconds(1_500_000))
             p.send(SIGUSR1)
-            usleep(2_500_000)
+            try? await Task.sleep(for: .microseconds(2_500_000))
             p.send(SIGUSR2)
-            usleep(1_500_000)
+            try? await Task.sleep(for: .microseconds(1_500_000))
             p.send(SIGINT)
             let wall = Date().timeIntervalSince(start)
-            return (p.wait(timeout: 30), began, wall)
+            return (await p.wait(timeout: 30), began, wall)
         }
         try #require(began, "the recording never began: \(r.stderr)")
         #expect(r.status == 0, "\(r.stderr)")
@@ -57,10 +57,10 @@ struct RecordSignalTests {
         let out = home.root.appendingPathComponent("term.mkv")
         let (r, began) = try await TestPortalControl.exclusively { _ -> (Pwrecord.Result, Bool) in
             let p = try PwrecordProcess(["record", "-o", out.path, "--cursor", "hidden"], environment: home.env)
-            let began = home.waitForRecordingToBegin()
-            usleep(2_000_000)
+            let began = await home.waitForRecordingToBegin()
+            try? await Task.sleep(for: .microseconds(2_000_000))
             p.send(SIGTERM)
-            return (p.wait(timeout: 30), began)
+            return (await p.wait(timeout: 30), began)
         }
         try #require(began, "the recording never began: \(r.stderr)")
         #expect(r.status == 0, "\(r.stderr)")
@@ -79,10 +79,10 @@ struct RecordSignalTests {
         let out = home.root.appendingPathComponent("resume.mkv")
         let r = try await TestPortalControl.exclusively { _ -> Pwrecord.Result in
             let p = try PwrecordProcess(["record", "-o", out.path, "--duration", "2", "--cursor", "hidden"], environment: home.env)
-            _ = home.waitForRecordingToBegin()
-            usleep(500_000)
+            _ = await home.waitForRecordingToBegin()
+            try? await Task.sleep(for: .microseconds(500_000))
             p.send(SIGUSR2)
-            return p.wait(timeout: 30)
+            return await p.wait(timeout: 30)
         }
         #expect(r.status == 0, "\(r.stderr)")
         #expect(!r.stderr.contains("resumed") && !r.stderr.contains("paused"), "\(r.stderr)")
@@ -91,8 +91,8 @@ struct RecordSignalTests {
     }
 
     @Test("the pause and resume signals are documented where a user looks: record --help, the man page and the README")
-    func documented() throws {
-        let help = try Pwrecord.run(["record", "--help"])
+    func documented() async throws {
+        let help = try await Pwrecord.run(["record", "--help"])
         #expect(help.status == 0)
         // The README wraps lines: compare with runs of white space made one space.
         let readme = try RepositoryFile.text("README.md").split(whereSeparator: \.isWhitespace).joined(separator: " ")

@@ -11,7 +11,7 @@ struct ScreenshotCommandTests {
     func plainScreenshotSavesPNG() async throws {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let out = dir.appendingPathComponent("x.png")
-        let r = try await TestPortalControl.exclusively { _ in try Pwrecord.run(["screenshot", "-o", out.path]) }
+        let r = try await TestPortalControl.exclusively { _ in try await Pwrecord.run(["screenshot", "-o", out.path]) }
         #expect(r.status == 0, "\(r.stderr)")
         let decoded = try MediaTool.decodeVideo(out.path, width: 320, height: 240)
         let frame = try #require(decoded.frames.first)
@@ -25,7 +25,7 @@ struct ScreenshotCommandTests {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let out = dir.appendingPathComponent("long.pdf")
         let r = try await TestPortalControl.exclusively { _ in
-            try Pwrecord.run(["screenshot", "--long", "-o", out.path, "--idle-stop", "1"], timeout: 30)
+            try await Pwrecord.run(["screenshot", "--long", "-o", out.path, "--idle-stop", "1"], timeout: 30)
         }
         #expect(r.status == 0, "\(r.stderr)")
         let info = try MediaTool.runAny("/usr/bin/pdfinfo", [out.path])
@@ -34,8 +34,8 @@ struct ScreenshotCommandTests {
     }
 
     @Test("a screenshot to an unknown extension is a usage error")
-    func badExtension() throws {
-        let r = try Pwrecord.run(["screenshot", "-o", "/tmp/x.gif"])
+    func badExtension() async throws {
+        let r = try await Pwrecord.run(["screenshot", "-o", "/tmp/x.gif"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("--output"))
     }
@@ -51,7 +51,7 @@ struct LongScreenshotCommandTests {
         let r = try await TestPortalControl.exclusively { control in
             try await control.setStreamOptions(["content": "page", "page_height": UInt32(1200), "header": UInt32(20),
                                                 "footer": UInt32(12), "scroll_step": Int32(8), "fps": UInt32(30)])
-            return try Pwrecord.run(["screenshot", "--long", "-o", out.path, "--idle-stop", "1.5"], timeout: 60)
+            return try await Pwrecord.run(["screenshot", "--long", "-o", out.path, "--idle-stop", "1.5"], timeout: 60)
         }
         return (page, r)
     }

@@ -20,7 +20,7 @@ struct ScreenshotPortalOptionsTests {
         try await TestPortalControl.exclusively { control in
             try await control.setStreamOptions(["width": width, "height": height])
             if let response { try await control.setNextResponse("Screenshot", response) }
-            let r = try PwrecordProcess.run(["screenshot"] + arguments, environment: home.env, in: home.work, timeout: 30)
+            let r = try await PwrecordProcess.run(["screenshot"] + arguments, environment: home.env, in: home.work, timeout: 30)
             return Shot(result: r, options: try await control.lastOptions("Screenshot"),
                         dialogs: try await control.stat("dialogs_shown"),
                         accessAsked: !(try await control.lastOptions("AccessDialog")).isEmpty)
@@ -87,7 +87,7 @@ struct ScreenshotPortalOptionsTests {
         let home = try TestHome()
         defer { home.remove() }
         let (r, selected) = try await TestPortalControl.exclusively { control in
-            let r = try PwrecordProcess.run(["screenshot", "--long", "--window", "--idle-stop", "1", "-o", "long.png"],
+            let r = try await PwrecordProcess.run(["screenshot", "--long", "--window", "--idle-stop", "1", "-o", "long.png"],
                                             environment: home.env, in: home.work, timeout: 30)
             return (r, try await control.lastOptions("SelectSources"))
         }

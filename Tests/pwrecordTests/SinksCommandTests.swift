@@ -45,10 +45,10 @@ struct SinksCommandTests {
     }
 
     @Test("every built-in sink is listed with its summary and every option, its choices and default")
-    func builtIns() throws {
+    func builtIns() async throws {
         let home = try TestHome()
         defer { home.remove() }
-        let r = try Pwrecord.run(["sinks"], environment: home.env)
+        let r = try await Pwrecord.run(["sinks"], environment: home.env)
         #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
         let registry = SinkRegistry.standard()
         #expect(!registry.factories.isEmpty)
@@ -57,11 +57,11 @@ struct SinksCommandTests {
     }
 
     @Test("a plugin in ~/.local/lib/pwrecord/plugins is listed after the built-ins, with its file and options")
-    func plugin() throws {
+    func plugin() async throws {
         let home = try TestHome()
         defer { home.remove() }
         let installed = try Self.installPlugin(in: home)
-        let r = try Pwrecord.run(["sinks"], environment: home.env)
+        let r = try await Pwrecord.run(["sinks"], environment: home.env)
         #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
         var registry = SinkRegistry.standard()
         #expect(registry.registerPlugins(from: PluginLoader(directories: [installed.deletingLastPathComponent().path])).isEmpty)
@@ -72,11 +72,11 @@ struct SinksCommandTests {
     }
 
     @Test("a plugin writable by its group is refused with a warning naming it and the fix, and not listed")
-    func refusedPlugin() throws {
+    func refusedPlugin() async throws {
         let home = try TestHome()
         defer { home.remove() }
         let installed = try Self.installPlugin(in: home, mode: 0o775)
-        let r = try Pwrecord.run(["sinks"], environment: home.env)
+        let r = try await Pwrecord.run(["sinks"], environment: home.env)
         #expect(r.status == 0)
         #expect(Self.entry("framestats", in: r.stdout) == nil)
         let warnings = r.stderr.split(separator: "\n")
@@ -91,7 +91,7 @@ struct SinksCommandTests {
         _ = try Self.installPlugin(in: home)
         let out = home.root.appendingPathComponent("x.mkv"), stats = home.root.appendingPathComponent("stats.txt")
         let r = try await TestPortalControl.exclusively { _ in
-            try Pwrecord.run(["record", "-o", out.path, "--duration", "1", "--cursor", "hidden", "--sink", "framestats:output=\(stats.path)"],
+            try await Pwrecord.run(["record", "-o", out.path, "--duration", "1", "--cursor", "hidden", "--sink", "framestats:output=\(stats.path)"],
                              environment: home.env)
         }
         #expect(r.status == 0, "\(r.stderr)")

@@ -20,7 +20,7 @@ struct StatusCommandTests {
         let home = try TestHome()
         defer { home.remove() }
         let (text, json) = try await TestPortalControl.exclusively { _ in
-            (try Pwrecord.run(["status"], environment: home.env), try Pwrecord.run(["status", "--json"], environment: home.env))
+            (try await Pwrecord.run(["status"], environment: home.env), try await Pwrecord.run(["status", "--json"], environment: home.env))
         }
         #expect(text.status == 0 && text.stdout == "recording is available\nmicrophone: allowed\n", "\(text.stdout)\(text.stderr)")
         #expect(json.status == 0, "\(json.stderr)")
@@ -53,8 +53,8 @@ struct StatusCommandTests {
             hours = \(formatter.string(from: now.addingTimeInterval(-3600)))-\(formatter.string(from: end))
             """)
         let (limited, other) = try await TestPortalControl.exclusively { _ in
-            (try Pwrecord.run(["status", "--json", "--app-id", "org.example.Limited"], environment: home.env),
-             try Pwrecord.run(["status", "--json"], environment: home.env))
+            (try await Pwrecord.run(["status", "--json", "--app-id", "org.example.Limited"], environment: home.env),
+             try await Pwrecord.run(["status", "--json"], environment: home.env))
         }
         #expect(limited.status == 0, "\(limited.stdout)\(limited.stderr)")
         let object = try Self.json(limited)
@@ -77,8 +77,8 @@ struct StatusCommandTests {
         defer { home.remove() }
         try home.writeUserPolicy("[app:org.example.Denied]\nrecording = deny\n")
         let (text, json) = try await TestPortalControl.exclusively { _ in
-            (try Pwrecord.run(["status", "--app-id", "org.example.Denied"], environment: home.env),
-             try Pwrecord.run(["status", "--json", "--app-id", "org.example.Denied"], environment: home.env))
+            (try await Pwrecord.run(["status", "--app-id", "org.example.Denied"], environment: home.env),
+             try await Pwrecord.run(["status", "--json", "--app-id", "org.example.Denied"], environment: home.env))
         }
         #expect(text.status == 4 && json.status == 4)
         let lines = text.stdout.split(separator: "\n")
@@ -90,14 +90,14 @@ struct StatusCommandTests {
     }
 
     @Test("without a portal and with a denying policy every reason is listed, the policy first, and the exit is 4")
-    func everyReason() throws {
+    func everyReason() async throws {
         let home = try TestHome()
         defer { home.remove() }
         try home.writeUserPolicy("[defaults]\nrecording = deny\n")
         var env = home.env
         env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(home.root.path)/no-bus-here"
-        let text = try Pwrecord.run(["status"], environment: env)
-        let json = try Pwrecord.run(["status", "--json"], environment: env)
+        let text = try await Pwrecord.run(["status"], environment: env)
+        let json = try await Pwrecord.run(["status", "--json"], environment: env)
         #expect(text.status == 4 && json.status == 4)
         let reasons = text.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") }
         #expect(reasons.count == 2 && reasons[0].hasPrefix("  policy: ") && reasons[1].hasPrefix("  portal: "), "\(text.stdout)")
@@ -107,7 +107,7 @@ struct StatusCommandTests {
     }
 
     @Test("without a portal and without PipeWire: unavailable with both reasons, exit 5")
-    func noPortalNoPipeWire() throws {
+    func noPortalNoPipeWire() async throws {
         let home = try TestHome()
         defer { home.remove() }
         let empty = try home.folder("run")
@@ -115,12 +115,12 @@ struct StatusCommandTests {
         env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(empty.path)/bus"
         env["XDG_RUNTIME_DIR"] = empty.path
         env["PIPEWIRE_RUNTIME_DIR"] = empty.path
-        let json = try Pwrecord.run(["status", "--json"], environment: env)
+        let json = try await Pwrecord.run(["status", "--json"], environment: env)
         #expect(json.status == 5, "\(json.stdout)\(json.stderr)")
         let object = try Self.json(json)
         #expect(object["available"] as? Bool == false)
         #expect(Self.reasonKinds(object) == ["portal", "pipewire"], "\(json.stdout)")
-        let text = try Pwrecord.run(["status"], environment: env)
+        let text = try await Pwrecord.run(["status"], environment: env)
         #expect(text.status == 5)
         #expect(text.stdout.contains("  portal: ") && text.stdout.contains("  pipewire: "), "\(text.stdout)")
     }

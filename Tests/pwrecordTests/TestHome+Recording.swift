@@ -14,12 +14,12 @@ extension TestHome {
 
     /// Waits until a recording has begun: its kept recording's `info.json` appears once the first frame has
     /// arrived. False when it did not within `timeout` seconds.
-    func waitForRecordingToBegin(appID: String = "pwrecord", timeout: Double = 30) -> Bool {
+    func waitForRecordingToBegin(appID: String = "pwrecord", timeout: Double = 30) async -> Bool {
         let info = recordings(appID: appID).appendingPathComponent("info.json").path
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if FileManager.default.fileExists(atPath: info) { return true }
-            usleep(20_000)
+            try? await Task.sleep(for: .milliseconds(20))
         }
         return false
     }

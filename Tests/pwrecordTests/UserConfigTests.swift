@@ -86,11 +86,11 @@ struct UserConfigTests {
     @Test("record, screenshot and last save exit 2 with file:line before doing anything", arguments: [
         ["record", "--duration", "1"], ["screenshot"], ["last", "save", "x.mkv"],
     ])
-    func wrongLineExitsTwo(arguments: [String]) throws {
+    func wrongLineExitsTwo(arguments: [String]) async throws {
         let home = try TestHome()
         defer { home.remove() }
         try home.writeConfig("codec = h264\ncontainer = mkv\ncodec = mpeg2\n")
-        let r = try PwrecordProcess.run(arguments, environment: home.env, in: home.work)
+        let r = try await PwrecordProcess.run(arguments, environment: home.env, in: home.work)
         #expect(r.status == 2, "\(r.stderr)")
         let lines = r.stderr.split(separator: "\n").map(String.init)
         #expect(lines.first == "pwrecord: error: \(home.configFile.path):3: bad codec 'mpeg2' (expected one of h264, vp9, av1, ffv1)")
@@ -100,21 +100,21 @@ struct UserConfigTests {
     }
 
     @Test("a config file that is not UTF-8 text is a usage error naming it")
-    func notText() throws {
+    func notText() async throws {
         let home = try TestHome()
         defer { home.remove() }
         try home.write(Data([0x63, 0x6f, 0xff, 0xfe, 0x0a]), to: home.configFile)
-        let r = try PwrecordProcess.run(["record"], environment: home.env, in: home.work)
+        let r = try await PwrecordProcess.run(["record"], environment: home.env, in: home.work)
         #expect(r.status == 2)
         #expect(r.stderr.hasPrefix("pwrecord: error: \(home.configFile.path): is not UTF-8 text"))
     }
 
     @Test("commands that take no defaults from the file ignore it", arguments: [["--version"], ["record", "--help"], ["sinks"]])
-    func otherCommandsIgnoreIt(arguments: [String]) throws {
+    func otherCommandsIgnoreIt(arguments: [String]) async throws {
         let home = try TestHome()
         defer { home.remove() }
         try home.writeConfig("nonsense\n")
-        let r = try PwrecordProcess.run(arguments, environment: home.env, in: home.work)
+        let r = try await PwrecordProcess.run(arguments, environment: home.env, in: home.work)
         #expect(r.status == 0, "\(r.stderr)")
     }
 }
@@ -135,10 +135,10 @@ struct UserConfigRecordingTests {
         let videos = try home.folder("Videos")
         try home.writeConfig("codec = vp9\ncontainer = webm\noutput-dir = ~/Videos\n")
         let r = try await TestPortalControl.exclusively { _ in
-            try PwrecordProcess.run(["record", "--duration", "1", "--cursor", "hidden"], environment: home.env, in: home.work)
+            try await PwrecordProcess.run(["record", "--duration", "1", "--cursor", "hidden"], environment: home.env, in: home.work)
         }
         #expect(r.status == 0, "\(r.stderr)")
-        let save = try PwrecordProcess.run(["last", "save", "clip.webm"], environment: home.env, in: home.work)
+        let save = try await PwrecordProcess.run(["last", "save", "clip.webm"], environment: home.env, in: home.work)
         #expect(save.status == 0, "\(save.stderr)")
         let saved = videos.appendingPathComponent("clip.webm")
         #expect(save.stdout.contains(saved.path))
@@ -155,7 +155,7 @@ struct UserConfigRecordingTests {
         let videos = try home.folder("Videos")
         try home.writeConfig("codec = vp9\ncontainer = webm\noutput-dir = ~/Videos\n")
         let r = try await TestPortalControl.exclusively { _ in
-            try PwrecordProcess.run(["record", "-o", "./over.mp4", "--codec", "h264", "--duration", "1", "--cursor", "hidden"],
+            try await PwrecordProcess.run(["record", "-o", "./over.mp4", "--codec", "h264", "--duration", "1", "--cursor", "hidden"],
                                     environment: home.env, in: home.work)
         }
         #expect(r.status == 0, "\(r.stderr)")

@@ -25,7 +25,7 @@ struct ValidationBeforeSideEffectsTests {
         let home = try TestHome()
         defer { home.remove() }
         return try await TestPortalControl.exclusively { control in
-            let r = try PwrecordProcess.run(arguments, environment: home.env, in: home.work, timeout: 30)
+            let r = try await PwrecordProcess.run(arguments, environment: home.env, in: home.work, timeout: 30)
             var called: [String] = []
             for method in portalMethods where try await !control.lastOptions(method).isEmpty { called.append(method) }
             return Outcome(result: r, dialogs: try await control.stat("dialogs_shown"),
@@ -94,7 +94,7 @@ struct ValidationBeforeSideEffectsTests {
         let existing = home.work.appendingPathComponent("taken.mkv")
         try Data("keep me".utf8).write(to: existing)
         let (r, dialogs, calls) = try await TestPortalControl.exclusively { control in
-            let r = try PwrecordProcess.run(["record", "-o", "taken.mkv", "--duration", "1"], environment: home.env, in: home.work)
+            let r = try await PwrecordProcess.run(["record", "-o", "taken.mkv", "--duration", "1"], environment: home.env, in: home.work)
             var called: [String] = []
             for method in Self.portalMethods where try await !control.lastOptions(method).isEmpty { called.append(method) }
             return (r, try await control.stat("dialogs_shown"), called)

@@ -20,7 +20,11 @@ struct Pwrecord {
     }
 
     /// Runs `pwrecord arguments...` with `environment` added to the test's own, waiting at most `timeout` s.
-    static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 60) throws -> Result {
+    static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 60) async throws -> Result {
+        try await offThePool { try runBlocking(arguments, environment: environment, timeout: timeout) }
+    }
+
+    private static func runBlocking(_ arguments: [String], environment: [String: String], timeout: Double) throws -> Result {
         let p = Process()
         p.executableURL = binary
         p.arguments = arguments
@@ -49,7 +53,11 @@ struct Pwrecord {
 
 extension Pwrecord {
     /// Runs `pwrecord arguments...`, sends SIGINT after `seconds`, and returns its exit status.
-    static func runInterrupted(_ arguments: [String], environment: [String: String] = [:], after seconds: Double) throws -> Int32 {
+    static func runInterrupted(_ arguments: [String], environment: [String: String] = [:], after seconds: Double) async throws -> Int32 {
+        try await offThePool { try runInterruptedBlocking(arguments, environment: environment, after: seconds) }
+    }
+
+    private static func runInterruptedBlocking(_ arguments: [String], environment: [String: String], after seconds: Double) throws -> Int32 {
         let p = Process()
         p.executableURL = binary
         p.arguments = arguments
