@@ -5,6 +5,13 @@ import CFFmpeg
 /// the sample), resamples them with libswresample into the codec's format, cuts them into the codec's frame
 /// size through an `AVAudioFifo`, and stamps them by sample count from the start. `flush` pads the track with
 /// silence to a given end (the video's), so audio and video end together. Used by the encoding thread only.
+///
+/// Priming: an encoder with a delay (`AVCodecContext.initial_padding`: AAC's 1024 samples, Opus' 312) puts
+/// that many samples before the first captured one. Matroska carries the delay (`CodecDelay`) and players
+/// skip it. Our MP4 is fragmented with an empty `moov`, which has no edit list to say so, and players play
+/// the priming: the audio came out 26.7 ms longer than the video and 21.3 ms late. Where the container cannot
+/// carry it, the timeline starts `initial_padding` later, so the priming stands in for the audio captured
+/// in that time: the first captured sample kept plays at its own capture time, and both tracks end together.
 final class AudioEncoder {
     let settings: EncoderSettings.Audio
     let codec: UnsafeMutablePointer<AVCodecContext>
@@ -22,7 +29,7 @@ final class AudioEncoder {
     private(set) var inputFrames: Int64 = 0
     private var nextPTS: Int64 = 0
 
-    init(settings: EncoderSettings.Audio, start: UInt64, globalHeader: Bool) throws(SinkError) {
+    init(settings: EncoderSettings.Audio, start: UInt64, globalHeader: Bool, containerTrimsPriming: Bool) throws(SinkError) {
         self.settings = settings
         timeline = AudioTimeline(start: start, rate: settings.input.sampleRate)
         let name = settings.codec.encoderName
@@ -55,6 +62,10 @@ final class AudioEncoder {
         if let b = settings.bitrate { ctx.pointee.bit_rate = Int64(b) }
         if globalHeader { ctx.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
         try FFmpegCall.check(avcodec_open2(ctx, encoder, nil), "avcodec_open2(\(name), \(rate) Hz, \(input.channels) ch)")
+        if !containerTrimsPriming, ctx.pointee.initial_padding > 0 {
+            let priming = UInt64(ctx.pointee.initial_padding) * 1_000_000_000 / UInt64(rate)
+            timeline = AudioTimeline(start: start &+ priming, rate: input.sampleRate)
+        }
 
         let caps = encoder.pointee.capabilities
         padsLastFrame = (caps & Int32(AV_CODEC_CAP_VARIABLE_FRAME_SIZE | AV_CODEC_CAP_SMALL_LAST_FRAME)) == 0

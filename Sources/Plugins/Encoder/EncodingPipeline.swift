@@ -24,7 +24,8 @@ final class EncodingPipeline: @unchecked Sendable {
                 try VideoEncoder(settings: v, start: start, container: settings.container, globalHeader: global)
             }
             audio = try settings.audio.map { (a) throws(SinkError) in
-                try AudioEncoder(settings: a, start: start, globalHeader: global)
+                try AudioEncoder(settings: a, start: start, globalHeader: global,
+                                 containerTrimsPriming: settings.container != .mp4)
             }
             try video?.attach(to: writer)
             try audio?.attach(to: writer)
