@@ -16,6 +16,7 @@ static const int CAV_ERROR_EAGAIN = AVERROR(EAGAIN);
 // AV_NOPTS_VALUE is a cast macro.
 static const int64_t CAV_NOPTS_VALUE = AV_NOPTS_VALUE;
 #include <libavutil/audio_fifo.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -27,4 +28,10 @@ static inline int cav_error_from_errno(int e) { return AVERROR(e); }
 // syscall(2) is variadic, so neither imports. Mode 1 is FALLOC_FL_KEEP_SIZE (the file size does not change).
 static inline int cav_reserve_space(int fd, int64_t offset, int64_t length) {
     return (int)syscall(SYS_fallocate, fd, 1, (off_t)offset, (off_t)length);
+}
+
+// libx264 madvise(MADV_HUGEPAGE)s its frames, so each is rounded up to 2 MB pages; a process of its own (the
+// CLI) may turn transparent huge pages off for itself. prctl(2) is variadic, so it does not import.
+static inline int cav_disable_transparent_huge_pages(void) {
+    return prctl(PR_SET_THP_DISABLE, 1UL, 0UL, 0UL, 0UL);
 }

@@ -92,17 +92,31 @@ public final class CapturePipeline: Sendable {
         videoOptions.preferredFrameRate = options.preferredFrameRate
         videoOptions.bufferCount = options.videoBufferCount
         videoOptions.zeroCopy = options.zeroCopy
+        videoOptions.bufferMapping = options.videoBufferMapping
         let watchdog = options.noFrameTimeout.map { timeout in
             StallWatchdog(timeout: timeout) { [weak self] cause in self?.end(cause) }
         }
         let pool = framePool
+        let fallback = options.heldBufferFallback
+        // Both closures run on the loop thread; the Mutex is uncontended.
+        let borrowing = Mutex((lastBorrowed: false, dropsInARow: 0))
         let video = try VideoCaptureStream(
             core: videoCore, target: options.video, options: videoOptions,
-            storageProvider: { pool.acquire(capacity: $0) },
+            storageProvider: { capacity in
+                if case .drop(let most) = fallback, borrowing.withLock({ b in
+                    guard b.lastBorrowed, b.dropsInARow < most else { return false }
+                    b.dropsInARow += 1
+                    return true
+                }) {
+                    return nil   // the stream counts it as skipped (no storage)
+                }
+                return pool.acquire(capacity: capacity)
+            },
             eventHandler: { [weak self] event in
                 if case .ended(let cause) = event, let mapped = Self.map(cause, stream: .video) { self?.end(mapped) }
             },
             frameHandler: { [weak self] frame in
+                borrowing.withLock { $0 = (frame.storage.isBorrowed, 0) }
                 watchdog?.frameArrived()
                 self?.deliver(frame)
             })

@@ -25,10 +25,27 @@ public struct CapturePipelineOptions: Sendable {
     public var videoBufferCount = 4
     /// Frames borrow PipeWire's buffers instead of being copied (`VideoCaptureOptions.zeroCopy`).
     public var zeroCopy = true
+    /// Whether the buffers' pages stay mapped in between frames (`VideoCaptureOptions.bufferMapping`):
+    /// `.persistent` costs no CPU per frame; `.whileLent` keeps only the buffers frames hold in this process's
+    /// RSS (the recorder's choice, see bench/README.md, recording-memory) for a page-fault cost per frame.
+    public var videoBufferMapping = VideoCaptureOptions.BufferMapping.persistent
+    /// What becomes of a frame that cannot borrow its buffer while the last frame handed on did (so a sink
+    /// still holds that one: it is behind). `.copy` copies it (one storage is kept for that; a burst gets more,
+    /// unmapped after use). `.drop` drops it at the source (counted with the drops: the sink was behind anyway),
+    /// so at most one frame is alive and memory stays flat under load; after `maximumInARow` drops the next
+    /// such frame is copied, so a sink that keeps a frame slows the capture down but cannot freeze it.
+    /// Streams whose buffers cannot be borrowed (not memfd) are always copied.
+    public var heldBufferFallback = HeldBufferFallback.copy
     /// Request SPA cursor metadata from the producer (the portal's cursor mode `metadata`).
     public var cursorMetadata = true
 
     public init(video: PipeWireTarget) {
         self.video = video
+    }
+
+    /// See `heldBufferFallback`.
+    public enum HeldBufferFallback: Sendable, Equatable {
+        case copy
+        case drop(maximumInARow: Int)
     }
 }

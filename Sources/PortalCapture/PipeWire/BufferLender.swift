@@ -20,6 +20,14 @@ import Synchronization
 /// desktop: lending up to `count - 2` buffers to a sink that keeps frames for 100 ms cut a 60 fps producer to
 /// 15-20 fps; with one buffer lent at a time it keeps its rate and a fast sink still gets every frame uncopied.
 ///
+/// Residency (`VideoCaptureOptions.BufferMapping`): with `.persistent` a buffer's pages stay mapped in once
+/// read, so every buffer counts in this process's RSS (`RssShmem`). With `.whileLent` the mapping (its address)
+/// stays, but its pages are dropped from this process (`madvise(MADV_DONTNEED)` on the shared mapping: the
+/// memfd keeps them, the producer's memory is untouched) when the frame borrowing it is given back, and, for a
+/// buffer read by the copy path (`mappedData`), once the stream has queued it back (`noteQueued`, or the next
+/// `cycleStarted`). Only buffers frames hold are then resident here; a buffer's pages are mapped in again
+/// when it is lent (`MADV_POPULATE_READ`).
+///
 /// Threads: `add`, `remove`, `lend`, `close` run on the loop thread with the loop lock held. A frame may be
 /// released on any thread: on the loop thread its buffer is queued at once; elsewhere it is put on a list,
 /// never taking the loop lock (so releasing a frame while holding another lock cannot deadlock with the data
@@ -27,11 +35,15 @@ import Synchronization
 /// meanwhile is the loop woken for it (`pw_loop_signal_event`): a wake-up per frame costs more than the rest
 /// of the frame path.
 final class BufferLender: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `stream`, `buffers`, `lentCount` are touched on the loop thread
-    // (lock held) only; `returned` is a Mutex; `loop`, `threadLoop`, `reserve` are immutable.
+    // Invariant for @unchecked Sendable: `stream`, `buffers`, `lentCount`, `backlog`, `readForCopy` are
+    // touched on the loop thread (lock held) only; `returned` is a Mutex; `loop`, `threadLoop`, `reserve`,
+    // `maximumLent`, `mapping` are immutable.
     private let loop: UnsafeMutablePointer<pw_loop>
     private let threadLoop: OpaquePointer
     private let reserve: Int
+    private let mapping: VideoCaptureOptions.BufferMapping
+    /// Buffers whose pages the copy path read (`mappedData`) and that are not lent: dropped once queued back.
+    private var readForCopy: [LentBuffer] = []
     private var stream: OpaquePointer?
     private var buffers: [UnsafeMutablePointer<pw_buffer>: LentBuffer] = [:]
     private var lentCount = 0
@@ -89,16 +101,31 @@ final class BufferLender: @unchecked Sendable {
         }
 
         deinit { munmap(region, length) }
+
+        /// Drops this mapping's pages from the process (`MADV_DONTNEED`; the memfd keeps them, and a later read
+        /// faults them in again with the same bytes). Call it only when nobody reads the mapping.
+        func dropPages() {
+            _ = madvise(region, length, MADV_DONTNEED)
+        }
+
+        /// Maps all of its pages in at once (`MADV_POPULATE_READ`, Linux 5.14; older kernels refuse it and the
+        /// pages are faulted in as they are read).
+        func populate() {
+            _ = madvise(region, length, MADV_POPULATE_READ)
+        }
     }
 
     /// - Parameters:
     ///   - maximumLent: buffers lent at once (at least 1).
     ///   - reserve: buffers always left to the producer (at least 1).
-    init(core: PipeWireCore, maximumLent: Int = 1, reserve: Int = 2) {
+    ///   - mapping: whether buffers' pages stay mapped in between frames (see the type's doc).
+    init(core: PipeWireCore, maximumLent: Int = 1, reserve: Int = 2,
+         mapping: VideoCaptureOptions.BufferMapping = .persistent) {
         loop = core.loop
         threadLoop = core.threadLoop
         self.maximumLent = max(1, maximumLent)
         self.reserve = max(1, reserve)
+        self.mapping = mapping
         let source = cpw_loop_add_event(loop, { data, _ in
             Unmanaged<BufferLender>.fromOpaque(data!).takeUnretainedValue().queueReturned()
         }, Unmanaged.passUnretained(self).toOpaque())
@@ -117,7 +144,7 @@ final class BufferLender: @unchecked Sendable {
               let mapping = SharedMapping(fd: Int32(truncatingIfNeeded: data.fd), offset: Int(data.mapoffset),
                                           size: Int(data.maxsize)) else { return }
         buffers[buffer] = LentBuffer(buffer: buffer, mapping: mapping, dmaBuf: DmaBufAccess(data))
-        noteBufferCount(); 
+        noteBufferCount()
     }
 
     /// `remove_buffer`: a lent buffer stays mapped for its frames but is never queued again.
@@ -129,9 +156,14 @@ final class BufferLender: @unchecked Sendable {
     }
 
     /// Where `buffer`'s data is mapped here (memfd buffers only): the stream does not map them a second time
-    /// (no `PW_STREAM_FLAG_MAP_BUFFERS`), so frames that must be copied are read from this mapping too.
+    /// (no `PW_STREAM_FLAG_MAP_BUFFERS`), so frames that must be copied are read from this mapping too. With
+    /// `.whileLent`, the pages read are dropped once the stream queues the buffer back (`noteQueued`).
     func mappedData(_ buffer: UnsafeMutablePointer<pw_buffer>) -> UnsafeRawPointer? {
-        buffers[buffer]?.mapping.data
+        guard let known = buffers[buffer] else { return nil }
+        if mapping == .whileLent, !known.lent, !readForCopy.contains(where: { $0 === known }) {
+            readForCopy.append(known)
+        }
+        return known.mapping.data
     }
 
     /// A storage for `byteCount` bytes at `offset` in `buffer`'s data, borrowed without copying; nil when the
@@ -143,6 +175,9 @@ final class BufferLender: @unchecked Sendable {
               offset >= 0, offset + byteCount <= known.mapping.size else { return nil }
         known.lent = true
         lentCount += 1
+        // Whole, now: one system call costs less than faulting page by page in the reader, and a lent buffer
+        // is then either all resident or not at all (RSS samples do not depend on how far a sink has read).
+        if mapping == .whileLent { known.mapping.populate() }
         known.dmaBuf?.beginRead()
         return FrameStorage(borrowing: known.mapping.data.advanced(by: offset), capacity: byteCount) { [self] in
             known.dmaBuf?.endRead()
@@ -160,6 +195,7 @@ final class BufferLender: @unchecked Sendable {
         }
         for known in buffers.values { known.removed = true }
         buffers.removeAll()
+        dropPagesReadForCopy()
         lentCount = 0
         backlog = 0
         stream = nil
@@ -168,11 +204,15 @@ final class BufferLender: @unchecked Sendable {
     /// At the start of each `process`: one queued buffer went back to the producer this cycle.
     func cycleStarted() {
         if backlog > 0 { backlog -= 1 }
+        dropPagesReadForCopy()
         queueReturned()
     }
 
-    /// Notes a buffer the stream's owner queued itself (not lent, or passed over).
-    func noteQueued() { backlog += 1 }
+    /// Notes a buffer the stream's owner queued itself (not lent, or passed over): a copy from it is done.
+    func noteQueued() {
+        backlog += 1
+        dropPagesReadForCopy()
+    }
 
     /// Queues buffers released off the loop thread.
     func queueReturned() {
@@ -184,6 +224,9 @@ final class BufferLender: @unchecked Sendable {
     }
 
     private func giveBack(_ known: LentBuffer) {
+        // The last frame reading it is gone (this runs from its storage's deinit): its pages may go now, on
+        // the releasing thread, before the buffer is queued back.
+        if mapping == .whileLent { known.mapping.dropPages() }
         // Under the lock, so `close()` (and the core's end, which comes after it) cannot happen in between:
         // once closed, the loop may be gone and nothing of it is touched.
         let onLoopThread = returned.withLock { r -> Bool in
@@ -201,6 +244,12 @@ final class BufferLender: @unchecked Sendable {
     private func noteBufferCount() {
         let tight = buffers.count < maximumLent + reserve + 2
         returned.withLock { $0.wakesLoop = tight }
+    }
+
+    private func dropPagesReadForCopy() {
+        guard !readForCopy.isEmpty else { return }
+        for known in readForCopy where !known.lent { known.mapping.dropPages() }
+        readForCopy.removeAll(keepingCapacity: true)
     }
 
     private func requeue(_ known: LentBuffer) {

@@ -33,6 +33,8 @@ public struct VideoCaptureOptions: Sendable, Equatable {
     public var bufferCount = 4
     /// Buffers never lent to frames, so the producer always has one to fill.
     public var buffersLeftToProducer = 2
+    /// How long this process keeps the producer's memfd buffers' pages mapped in (see `BufferMapping`).
+    public var bufferMapping = BufferMapping.persistent
     /// Frame storages the stream's own pool keeps (when no storage provider is given). A frame is skipped
     /// (counted in `skippedNoStorage`) when all are still held downstream.
     public var storagePoolSize = 6
@@ -42,6 +44,23 @@ public struct VideoCaptureOptions: Sendable, Equatable {
     public var properties: [String: String] = [:]
 
     public init() {}
+
+    /// Whether a memfd buffer's pages stay in this process's page tables between frames (zero copy only;
+    /// MemPtr buffers come mapped by PipeWire either way).
+    ///
+    /// The pages are the producer's shared memory (the compositor's memfd) in both cases: nothing is allocated
+    /// or freed, only whether this process maps them in, which is what its RSS (`RssShmem`) counts.
+    public enum BufferMapping: String, Sendable, Equatable, CaseIterable {
+        /// Every buffer is mapped once, when PipeWire adds it, and its pages stay mapped in after the first
+        /// read: no per-frame cost, but every buffer (8.3 MB at 1080p BGRx) counts in RSS once read.
+        case persistent
+        /// Each buffer is still mapped once (`mmap`, read-only), but its pages are dropped from this process
+        /// (`madvise(MADV_DONTNEED)`) when the frame borrowing it is released, and after a copy read from it:
+        /// only buffers held by frames count in RSS. Each buffer's pages are mapped in again when it is lent
+        /// (`MADV_POPULATE_READ`, on the loop thread): 0.7 ms of CPU per 1080p frame in isolation, 1–2 ms in a
+        /// busy encoding pipeline on the bench machine (bench/README.md, recording-memory).
+        case whileLent
+    }
 
     /// Validates the values; `invalidArgument` names the first bad one.
     func validate() throws(PipeWireError) {

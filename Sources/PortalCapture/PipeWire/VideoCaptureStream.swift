@@ -135,7 +135,7 @@ public final class VideoCaptureStream: @unchecked Sendable {
         props.merge(options.properties) { $1 }
         let handle = try StreamHandle(core: pwCore, name: options.nodeName, properties: props, owner: self)
         let lender = options.zeroCopy
-            ? BufferLender(core: core, maximumLent: options.maximumBorrowedFrames, reserve: options.buffersLeftToProducer)
+            ? BufferLender(core: core, maximumLent: options.maximumBorrowedFrames, reserve: options.buffersLeftToProducer, mapping: options.bufferMapping)
             : nil
         lender?.attach(handle.stream!)
         let b = SPAPodBuilder()

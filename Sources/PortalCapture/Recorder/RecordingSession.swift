@@ -96,6 +96,8 @@ final class RecordingSession: Sendable {
         pipelineOptions.preferredFrameRate = FrameRate(options.fps)
         pipelineOptions.noFrameTimeout = configuration.noFrameTimeout
         pipelineOptions.cursorMetadata = options.cursor == .metadata
+        pipelineOptions.videoBufferMapping = configuration.videoBufferMapping
+        pipelineOptions.heldBufferFallback = configuration.heldBufferFallback
 
         let firstFrame = FirstFrameSignal()
         let sessionBox = Mutex<RecordingSession?>(nil)

@@ -23,6 +23,12 @@ public struct ScreenRecorderConfiguration: Sendable {
     public var minimumFreeBytes: Int64 = 64 << 20
     /// Progress events at most this often.
     public var progressInterval: Duration = .milliseconds(500)
+    /// Whether the screen cast's PipeWire buffers stay mapped in between frames
+    /// (`CapturePipelineOptions.videoBufferMapping`). `.whileLent`: only the buffer the frames hold counts in
+    /// the recorder's RSS, for about 0.6 ms of page faults per 1080p frame (bench/README.md, recording-memory).
+    public var videoBufferMapping = VideoCaptureOptions.BufferMapping.whileLent
+    /// A frame arriving while the sink still holds the previous one (`CapturePipelineOptions.heldBufferFallback`).
+    public var heldBufferFallback = CapturePipelineOptions.HeldBufferFallback.drop(maximumInARow: 10)
 
     public init(provider: any ScreenCastProvider, sinks: SinkRegistry) {
         self.provider = provider

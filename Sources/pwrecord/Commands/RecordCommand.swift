@@ -72,6 +72,9 @@ enum RecordCommand {
         }
         let plan = try plan(parsed, config: config, sinks: sinks)
         EncoderSink.setLibraryLogLevel(.error)
+        // This process is ours: libx264's frames in 4 kB pages, not rounded up to 2 MB huge pages (about 7 MB
+        // less at 1080p; bench/README.md, recording-memory). A kernel that refuses changes nothing.
+        EncoderSink.disableTransparentHugePages()
         let recorder = ScreenRecorder(appID: plan.appID,
                                       configuration: ScreenRecorderConfiguration(provider: Providers.screenCast(), sinks: sinks))
         let availability = await recorder.refreshAvailability()

@@ -14,10 +14,13 @@ import Synchronization
 /// handed to it is encoded; frames the capture side could not hand on in time are dropped there and
 /// reported.
 ///
+/// `--buffer-mapping` sets `CapturePipelineOptions.videoBufferMapping` (default: the pipeline's, `persistent`);
+/// `--no-huge-pages` turns transparent huge pages off first, as `pwrecord record` does.
+///
 /// Prints one line `encode frames F cpu_s C video_s V dropped D duplicated U threads T` (V = F / fps), then
 /// a readable summary.
 struct EncodeCommand {
-    static let usage = "encode --node ID [--seconds 10] [--warmup 2] [--fps 60] [--preset ultrafast] [--crf 23] [--threads 0] [--output FILE]"
+    static let usage = "encode --node ID [--seconds 10] [--warmup 2] [--fps 60] [--preset ultrafast] [--crf 23] [--threads 0] [--output FILE] [--buffer-mapping persistent|whileLent] [--no-huge-pages]"
 
     let node: UInt32
     let seconds: Double
@@ -27,9 +30,12 @@ struct EncodeCommand {
     let crf: Int
     let threads: Int
     let output: String
+    let bufferMapping: VideoCaptureOptions.BufferMapping
+    let hugePages: Bool
 
     init(_ arguments: [String]) throws(BenchError) {
-        let a = try BenchArguments(arguments, valued: ["node", "seconds", "warmup", "fps", "preset", "crf", "threads", "output"])
+        let a = try BenchArguments(arguments, valued: ["node", "seconds", "warmup", "fps", "preset", "crf", "threads", "output", "buffer-mapping"],
+                                   flags: ["no-huge-pages"])
         guard let text = a.string("node"), let node = UInt32(text) else { throw .usage("--node ID is required (a PipeWire node id)") }
         self.node = node
         seconds = try a.double("seconds", default: 10, in: 1...3600)
@@ -38,11 +44,18 @@ struct EncodeCommand {
         preset = a.string("preset") ?? "ultrafast"
         crf = try a.int("crf", default: 23, in: 0...51)
         threads = try a.int("threads", default: 0, in: 0...64)
+        let mapping = a.string("buffer-mapping") ?? VideoCaptureOptions.BufferMapping.persistent.rawValue
+        guard let bufferMapping = VideoCaptureOptions.BufferMapping(rawValue: mapping) else {
+            throw .usage("--buffer-mapping \(mapping) (persistent or whileLent)")
+        }
+        self.bufferMapping = bufferMapping
+        hugePages = !a.flag("no-huge-pages")
         output = a.string("output") ?? FileManager.default.temporaryDirectory.appendingPathComponent("pwrecord-bench-encode-\(getpid()).mkv").path
     }
 
     func run() async throws(BenchError) {
         EncoderSink.setLibraryLogLevel(.error)
+        if !hugePages && !EncoderSink.disableTransparentHugePages() { throw .failed("prctl(PR_SET_THP_DISABLE) failed") }
         let signals = SignalWaiter()
         var options = EncoderSink.Options()
         options.output = output
@@ -66,6 +79,7 @@ struct EncodeCommand {
         var pipelineOptions = CapturePipelineOptions(video: .node(id: node))
         pipelineOptions.preferredFrameRate = FrameRate(fps)
         pipelineOptions.cursorMetadata = false
+        pipelineOptions.videoBufferMapping = bufferMapping
         let pipeline = CapturePipeline(videoCore: core, audioCore: nil, sinks: [counter], options: pipelineOptions) { _ in }
         do { try pipeline.start() } catch { throw .setup("cannot capture node \(node): \(error)") }
 

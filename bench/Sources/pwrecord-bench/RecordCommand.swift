@@ -10,8 +10,12 @@ import Synchronization
 /// The frames come from `--node ID` (a `produce` process, as from a compositor: another process) or, with
 /// `--in-process`, from `LocalScreenCastProvider` (the producer and its memfd buffers then live in this
 /// process and count in its RSS). A private state and policy directory is used and removed afterwards.
+///
+/// Like `pwrecord record`, it turns transparent huge pages off for its process first
+/// (`EncoderSink.disableTransparentHugePages`); `--huge-pages` leaves them on. `--buffer-mapping` overrides the
+/// recorder's `videoBufferMapping` (default: the recorder's own, `whileLent`).
 struct RecordCommand {
-    static let usage = "record (--node ID | --in-process) [--minutes 5] [--width 1920] [--height 1080] [--fps 30] [--interval 10] [--baseline 30] [--keep] [--capture-only [--sink SPEC]]"
+    static let usage = "record (--node ID | --in-process) [--minutes 5] [--width 1920] [--height 1080] [--fps 30] [--interval 10] [--baseline 30] [--keep] [--capture-only [--sink SPEC]] [--buffer-mapping persistent|whileLent] [--held-frames copy|drop:N] [--huge-pages]"
 
     let node: UInt32?
     let minutes: Double
@@ -22,10 +26,13 @@ struct RecordCommand {
     /// Diagnosis: `ScreenRecorder.startCapture` (no kept file, no default encoder sink), into `sink` if given.
     let captureOnly: Bool
     let sink: String?
+    let bufferMapping: VideoCaptureOptions.BufferMapping?
+    let hugePages: Bool
+    let heldFallback: CapturePipelineOptions.HeldBufferFallback?
 
     init(_ arguments: [String]) throws(BenchError) {
-        let a = try BenchArguments(arguments, valued: ["node", "minutes", "width", "height", "fps", "interval", "baseline", "sink"],
-                                   flags: ["in-process", "keep", "capture-only"])
+        let a = try BenchArguments(arguments, valued: ["node", "minutes", "width", "height", "fps", "interval", "baseline", "sink", "buffer-mapping", "held-frames"],
+                                   flags: ["in-process", "keep", "capture-only", "huge-pages"])
         if let text = a.string("node") {
             guard let id = UInt32(text) else { throw .usage("--node \(text) (a PipeWire node id)") }
             node = id
@@ -43,6 +50,24 @@ struct RecordCommand {
         keep = a.flag("keep")
         captureOnly = a.flag("capture-only")
         sink = a.string("sink")
+        if let text = a.string("buffer-mapping") {
+            guard let mapping = VideoCaptureOptions.BufferMapping(rawValue: text) else {
+                throw .usage("--buffer-mapping \(text) (persistent or whileLent)")
+            }
+            bufferMapping = mapping
+        } else {
+            bufferMapping = nil
+        }
+        hugePages = a.flag("huge-pages")
+        switch a.string("held-frames") {
+        case nil: heldFallback = nil
+        case "copy": heldFallback = .copy
+        case let text?:
+            guard text.hasPrefix("drop:"), let n = Int(text.dropFirst(5)), n >= 0 else {
+                throw .usage("--held-frames \(text) (copy or drop:N)")
+            }
+            heldFallback = .drop(maximumInARow: n)
+        }
         if sink != nil && !captureOnly { throw .usage("--sink goes with --capture-only (a recording always has the default encoder sink)") }
     }
 
@@ -54,6 +79,9 @@ struct RecordCommand {
 
     func run() async throws(BenchError) {
         EncoderSink.setLibraryLogLevel(.error)
+        if !hugePages && !EncoderSink.disableTransparentHugePages() {
+            throw .failed("prctl(PR_SET_THP_DISABLE) failed (give --huge-pages to measure with them)")
+        }
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("pwrecord-bench-\(getpid())")
         let policyDir = root.appendingPathComponent("etc-pwrecord")
         do {
@@ -75,6 +103,8 @@ struct RecordCommand {
         let recorder = ScreenRecorder.standard(appID: "org.pwrecord.Bench", provider: provider) { c in
             c.store = RecordingStore(root: root.appendingPathComponent("state/recordings"))
             c.policy = PolicyLocations(systemDirectory: policyDir.path, userFile: nil, trustedOwner: getuid())
+            if let bufferMapping { c.videoBufferMapping = bufferMapping }
+            if let heldFallback { c.heldBufferFallback = heldFallback }
         }
         let latest = Mutex<RecordingProgress?>(nil)
         let events = recorder.events
