@@ -82,7 +82,7 @@ struct LastCommandTests {
         #expect(r.stdout == "opening \(file) with xdg-open\n", "\(r.stdout)")
         // pwrecord does not wait for the player: give the fake xdg-open a moment to write what it was given.
         let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: log.path) && Date() < deadline { try? await Task.sleep(for: .microseconds(20_000)) }
+        while !FileManager.default.fileExists(atPath: log.path) && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         #expect(try String(contentsOf: log, encoding: .utf8) == file + "\n")
     }
 

@@ -94,7 +94,7 @@ struct ProgressLineTests {
             _ = await p.waitForOutput(containing: "PAUSED", timeout: 10)
             p.send(SIGUSR2)
             _ = await p.waitForOutput(containing: "pwrecord: resumed", timeout: 10)
-            try? await Task.sleep(for: .microseconds(700_000))
+            try? await Task.sleep(for: .milliseconds(700))
             p.send(SIGINT)
             return (await p.wait(timeout: 30), drew)
         }

@@ -27,12 +27,14 @@ struct RecordCrashTests {
             let deadline = Date().addingTimeInterval(20)
             while began == nil && Date() < deadline {
                 if FileManager.default.fileExists(atPath: dir.appendingPathComponent("info.json").path) { began = Date() }
-                try? await Task.sleep(for: .microseconds(20_000))
+                try? await Task.sleep(for: .milliseconds(20))
             }
-            try? await Task.sleep(for: .microseconds(3_000_000))
+            try? await Task.sleep(for: .seconds(3))
+            // How long it recorded, read at the kill (not after the wait for its exit, which a loaded machine
+            // may take a while to report: a 4 s "recording" was once measured for a 3 s one).
+            let recorded = began.map { Date().timeIntervalSince($0) } ?? 0
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
-            let recorded = began.map { Date().timeIntervalSince($0) } ?? 0
             let media = (try? FileManager.default.contentsOfDirectory(atPath: dir.path))?
                 .first { $0.hasSuffix("." + container) }.map { dir.appendingPathComponent($0).path }
             return (recorded, media)

@@ -18,11 +18,11 @@ struct RecordSignalTests {
             let p = try PwrecordProcess(["record", "-o", out.path, "--cursor", "hidden"], environment: home.env)
             let began = await home.waitForRecordingToBegin()
             let start = Date()
-            try? await Task.sleep(for: .microseconds(1_500_000))
+            try? await Task.sleep(for: .milliseconds(1500))
             p.send(SIGUSR1)
-            try? await Task.sleep(for: .microseconds(2_500_000))
+            try? await Task.sleep(for: .milliseconds(2500))
             p.send(SIGUSR2)
-            try? await Task.sleep(for: .microseconds(1_500_000))
+            try? await Task.sleep(for: .milliseconds(1500))
             p.send(SIGINT)
             let wall = Date().timeIntervalSince(start)
             return (await p.wait(timeout: 30), began, wall)
@@ -58,7 +58,7 @@ struct RecordSignalTests {
         let (r, began) = try await TestPortalControl.exclusively { _ -> (Pwrecord.Result, Bool) in
             let p = try PwrecordProcess(["record", "-o", out.path, "--cursor", "hidden"], environment: home.env)
             let began = await home.waitForRecordingToBegin()
-            try? await Task.sleep(for: .microseconds(2_000_000))
+            try? await Task.sleep(for: .seconds(2))
             p.send(SIGTERM)
             return (await p.wait(timeout: 30), began)
         }
@@ -80,7 +80,7 @@ struct RecordSignalTests {
         let r = try await TestPortalControl.exclusively { _ -> Pwrecord.Result in
             let p = try PwrecordProcess(["record", "-o", out.path, "--duration", "2", "--cursor", "hidden"], environment: home.env)
             _ = await home.waitForRecordingToBegin()
-            try? await Task.sleep(for: .microseconds(500_000))
+            try? await Task.sleep(for: .milliseconds(500))
             p.send(SIGUSR2)
             return await p.wait(timeout: 30)
         }
