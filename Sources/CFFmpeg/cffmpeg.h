@@ -32,6 +32,7 @@ static inline int cav_reserve_space(int fd, int64_t offset, int64_t length) {
 
 // libx264 madvise(MADV_HUGEPAGE)s its frames, so each is rounded up to 2 MB pages; a process of its own (the
 // CLI) may turn transparent huge pages off for itself. prctl(2) is variadic, so it does not import.
-static inline int cav_disable_transparent_huge_pages(void) {
-    return prctl(PR_SET_THP_DISABLE, 1UL, 0UL, 0UL, 0UL);
+// (Tests turn them back on with 0, so children they start later do not inherit the setting.)
+static inline int cav_set_transparent_huge_pages_disabled(unsigned long disabled) {
+    return prctl(PR_SET_THP_DISABLE, disabled, 0UL, 0UL, 0UL);
 }

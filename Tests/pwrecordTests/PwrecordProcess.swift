@@ -26,6 +26,9 @@ final class PwrecordProcess: @unchecked Sendable {
 
     var isRunning: Bool { process.isRunning }
 
+    /// Its process id.
+    var pid: Int32 { process.processIdentifier }
+
     func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
     /// Waits for the exit (terminating it after `timeout` seconds) and returns what it printed.

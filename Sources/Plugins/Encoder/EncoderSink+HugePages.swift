@@ -11,6 +11,6 @@ extension EncoderSink {
     /// (before Linux 3.15); nothing changed then.
     @discardableResult
     public static func disableTransparentHugePages() -> Bool {
-        cav_disable_transparent_huge_pages() == 0
+        cav_set_transparent_huge_pages_disabled(1) == 0
     }
 }
