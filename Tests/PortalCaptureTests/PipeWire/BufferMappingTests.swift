@@ -91,40 +91,21 @@ struct BufferMappingTests {
         return (format.minimumStride * format.height + page - 1) / page * page
     }
 
-    struct Loop {
-        let core: PipeWireCore
-        let producer: VideoProducerStream
-        let consumer: VideoCaptureStream
-        let collector: FrameCollector
-
-        func stop() { consumer.stop(); producer.stop(); core.close() }
-    }
-
     /// - Parameter holding: frames the handler keeps (the last ones), so a new frame often arrives while the
     ///   one that borrowed a buffer is still held, and is copied.
-    func makeLoop(_ mapping: VideoCaptureOptions.BufferMapping, name: String, holding: Int = 0) async throws -> Loop {
-        let core = try PipeWireCore(name: "pwrecord-test-mapping")
+    func makeLoop(_ mapping: VideoCaptureOptions.BufferMapping, name: String, holding: Int = 0) async throws -> VideoLoop {
         var producerOptions = VideoProducerOptions(format: Self.format, nodeName: name)
         producerOptions.bufferCount = 4
-        let producer = try VideoProducerStream(core: core, options: producerOptions, render: TestPattern.render)
-        let node = try await producer.waitUntilReady()
-        let collector = FrameCollector()
         var options = VideoCaptureOptions()
         options.cursorMetadata = false
         options.bufferMapping = mapping
         let held = HeldFrames(count: holding)
-        let collect = collector.frameHandler
-        let consumer = try VideoCaptureStream(core: core, target: .node(id: node.id), options: options,
-                                              eventHandler: collector.eventHandler,
-                                              frameHandler: { frame in
-                                                  collect(frame)
-                                                  held.keep(frame)
-                                              })
-        return Loop(core: core, producer: producer, consumer: consumer, collector: collector)
+        return try await VideoLoop.start(coreName: "pwrecord-test-mapping", producer: producerOptions, consumer: options,
+                                         alsoHandle: { held.keep($0) })
     }
 
     /// The consumer's buffer mappings, read between two cycles (loop lock held), so no frame is half made.
-    func consumerBuffers(_ loop: Loop) -> [ResidentMappings.Mapping] {
+    func consumerBuffers(_ loop: VideoLoop) -> [ResidentMappings.Mapping] {
         loop.core.withLock { ResidentMappings.consumerBuffers(length: Self.mappingLength) }
     }
 

@@ -8,38 +8,18 @@ import PortalTestSupport
 /// typed DMA-BUF; they do not prove a device buffer's layout or its sync ioctl.
 @Suite("PipeWire DMA-BUF loopback", .tags(.desktop), .enabled(if: TestDesktop.isAvailable), .serialized)
 struct DmaBufLoopbackTests {
-    struct Loop {
-        let core: PipeWireCore
-        let producer: VideoProducerStream
-        let consumer: VideoCaptureStream
-        let collector: FrameCollector
-
-        func stop() {
-            consumer.stop()
-            producer.stop()
-            core.close()
-        }
-    }
-
     func makeLoop(modifiers: [DRMFormatModifier], name: String, zeroCopy: Bool = true,
-                  consumerDmaBuf: Bool = true) async throws -> Loop {
-        let core = try PipeWireCore(name: "pwrecord-test-dmabuf")
+                  consumerDmaBuf: Bool = true) async throws -> VideoLoop {
         let format = VideoFormat(pixelFormat: .bgrx, width: 320, height: 240, frameRate: FrameRate(60))
         var producerOptions = VideoProducerOptions(format: format, nodeName: name)
         producerOptions.dmaBufModifiers = modifiers
-        let producer = try VideoProducerStream(core: core, options: producerOptions, render: TestPattern.render)
-        let node = try await producer.waitUntilReady()
-        let collector = FrameCollector()
         var options = VideoCaptureOptions()
         options.zeroCopy = zeroCopy
         options.linearDmaBuf = consumerDmaBuf
-        let consumer = try VideoCaptureStream(core: core, target: .node(id: node.id), options: options,
-                                              eventHandler: collector.eventHandler,
-                                              frameHandler: collector.frameHandler)
-        return Loop(core: core, producer: producer, consumer: consumer, collector: collector)
+        return try await VideoLoop.start(coreName: "pwrecord-test-dmabuf", producer: producerOptions, consumer: options)
     }
 
-    func expectRightContent(_ loop: Loop, count: Int = 20) async {
+    func expectRightContent(_ loop: VideoLoop, count: Int = 20) async {
         let got = await loop.collector.wait { $0.count >= count }
         #expect(got, "only \(loop.collector.summaries.count) frames; stats \(loop.consumer.statistics)")
         let frames = loop.collector.summaries

@@ -6,30 +6,13 @@ import PortalTestSupport
 
 @Suite("PipeWire video loopback", .enabled(if: TestDesktop.isAvailable), .serialized)
 struct VideoLoopbackTests {
-    /// A producer and a consumer linked in one process (WirePlumber links them).
-    struct Loop {
-        let core: PipeWireCore
-        let producer: VideoProducerStream
-        let consumer: VideoCaptureStream
-        let collector: FrameCollector
-        let node: PipeWireNodeInfo
-    }
-
-    func makeLoop(format: VideoFormat, cursor: Bool = false, name: String, timeout: Duration? = nil) async throws -> Loop {
-        let core = try PipeWireCore(name: "pwrecord-test")
+    func makeLoop(format: VideoFormat, cursor: Bool = false, name: String, timeout: Duration? = nil) async throws -> VideoLoop {
         var producerOptions = VideoProducerOptions(format: format, nodeName: name)
         producerOptions.cursorMetadata = cursor
-        let producer = try VideoProducerStream(core: core, options: producerOptions,
-                                               cursor: cursor ? TestCursor.provider : nil,
-                                               render: TestPattern.render)
-        let node = try await producer.waitUntilReady()
-        let collector = FrameCollector()
         var options = VideoCaptureOptions()
         options.noFrameTimeout = timeout
-        let consumer = try VideoCaptureStream(core: core, target: .node(id: node.id), options: options,
-                                              eventHandler: collector.eventHandler,
-                                              frameHandler: collector.frameHandler)
-        return Loop(core: core, producer: producer, consumer: consumer, collector: collector, node: node)
+        return try await VideoLoop.start(coreName: "pwrecord-test", producer: producerOptions,
+                                         cursor: cursor ? TestCursor.provider : nil, consumer: options)
     }
 
     @Test("frames arrive with the right size, format, colours and an increasing counter",
@@ -37,7 +20,7 @@ struct VideoLoopbackTests {
     func framesArriveInEveryFormat(pixelFormat: PixelFormat) async throws {
         let format = VideoFormat(pixelFormat: pixelFormat, width: 320, height: 240, frameRate: FrameRate(60))
         let loop = try await makeLoop(format: format, name: "test-loop-\(pixelFormat.rawValue)")
-        defer { loop.consumer.stop(); loop.producer.stop(); loop.core.close() }
+        defer { loop.stop() }
         let got = await loop.collector.wait { $0.count >= 20 }
         let frames = loop.collector.summaries
         #expect(got, "only \(frames.count) frames arrived; stats \(loop.consumer.statistics)")
@@ -58,7 +41,7 @@ struct VideoLoopbackTests {
     func resizeIsFollowed() async throws {
         let small = VideoFormat(pixelFormat: .bgrx, width: 320, height: 240, frameRate: FrameRate(60))
         let loop = try await makeLoop(format: small, name: "test-loop-resize")
-        defer { loop.consumer.stop(); loop.producer.stop(); loop.core.close() }
+        defer { loop.stop() }
         #expect(await loop.collector.wait { $0.count >= 5 })
         let buffersBefore = loop.producer.allocatedBufferCount
         #expect(buffersBefore >= 2)
@@ -88,7 +71,7 @@ struct VideoLoopbackTests {
     func cursorMetadataArrives() async throws {
         let format = VideoFormat(pixelFormat: .bgra, width: 320, height: 240, frameRate: FrameRate(60))
         let loop = try await makeLoop(format: format, cursor: true, name: "test-loop-cursor")
-        defer { loop.consumer.stop(); loop.producer.stop(); loop.core.close() }
+        defer { loop.stop() }
         #expect(await loop.collector.wait { $0.count >= 20 })
         let frames = loop.collector.summaries
         for frame in frames {
@@ -121,7 +104,7 @@ struct VideoLoopbackTests {
     func watchdogFiresWhenProducerPauses() async throws {
         let format = VideoFormat(pixelFormat: .bgrx, width: 160, height: 120, frameRate: FrameRate(30))
         let loop = try await makeLoop(format: format, name: "test-loop-watchdog", timeout: .milliseconds(400))
-        defer { loop.consumer.stop(); loop.producer.stop(); loop.core.close() }
+        defer { loop.stop() }
         #expect(await loop.collector.wait { $0.count >= 10 })
         #expect(loop.consumer.endCause == nil, "frames at 30 fps keep a 400 ms watchdog quiet")
         let pausedAt = ContinuousClock.now
@@ -195,7 +178,7 @@ struct VideoLoopbackTests {
     func corruptedBuffersAreSkipped() async throws {
         let format = VideoFormat(pixelFormat: .bgrx, width: 160, height: 120, frameRate: FrameRate(60))
         let loop = try await makeLoop(format: format, name: "test-loop-corrupt")
-        defer { loop.consumer.stop(); loop.producer.stop(); loop.core.close() }
+        defer { loop.stop() }
         #expect(await loop.collector.wait { $0.count >= 3 })
         loop.producer.markNextFramesCorrupted(5)
         let before = loop.collector.summaries.count
@@ -212,7 +195,7 @@ struct VideoLoopbackTests {
     func metadataOnlyBuffersMoveTheCursor() async throws {
         let format = VideoFormat(pixelFormat: .rgba, width: 320, height: 240, frameRate: FrameRate(60))
         let loop = try await makeLoop(format: format, cursor: true, name: "test-loop-cursor-only")
-        defer { loop.consumer.stop(); loop.producer.stop(); loop.core.close() }
+        defer { loop.stop() }
         #expect(await loop.collector.wait { $0.count >= 3 })
         loop.producer.setPixelsFrozen(true)
         let frozenAt = loop.collector.summaries.count
