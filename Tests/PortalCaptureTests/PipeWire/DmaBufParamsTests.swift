@@ -63,19 +63,16 @@ struct DmaBufParamsTests {
             let parsed = try VideoParams.parseFormat(pod)
             #expect(parsed == format)
             // What the link does to a format before setting it: fixate every choice not flagged DONT_FIXATE.
-            let size = Int(pod.pointee.size) + MemoryLayout<spa_pod>.size
-            let copy = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
-            defer { copy.deallocate() }
-            copy.copyMemory(from: pod, byteCount: size)
-            let fixated = copy.assumingMemoryBound(to: spa_pod.self)
-            #expect(spa_pod_fixate(fixated) >= 0)
-            #expect(propertyValues(fixated, key: SPA_FORMAT_VIDEO_modifier.rawValue)?.choice == SPA_CHOICE_None.rawValue)
-            let fixatedModifier = try VideoParams.modifier(in: fixated)
-            #expect(fixatedModifier == .fixed(.intelXTiled))
-            var info = spa_video_info_raw()
-            #expect(spa_format_video_raw_parse(fixated, &info) >= 0)
-            #expect(info.modifier == DRMFormatModifier.intelXTiled.rawValue)
-            #expect(info.flags & SPA_VIDEO_FLAG_MODIFIER.rawValue != 0)
+            try withFixatedCopy(of: pod) { fixated, fixateResult in
+                #expect(fixateResult >= 0)
+                #expect(propertyValues(fixated, key: SPA_FORMAT_VIDEO_modifier.rawValue)?.choice == SPA_CHOICE_None.rawValue)
+                let fixatedModifier = try VideoParams.modifier(in: fixated)
+                #expect(fixatedModifier == .fixed(.intelXTiled))
+                var info = spa_video_info_raw()
+                #expect(spa_format_video_raw_parse(fixated, &info) >= 0)
+                #expect(info.modifier == DRMFormatModifier.intelXTiled.rawValue)
+                #expect(info.flags & SPA_VIDEO_FLAG_MODIFIER.rawValue != 0)
+            }
         }
     }
 

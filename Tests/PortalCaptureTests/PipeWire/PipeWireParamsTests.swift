@@ -28,17 +28,14 @@ struct PipeWireParamsTests {
                                    maxSize: (4096, 2160), preferredRate: FrameRate(30), maxRate: FrameRate(240))
         }) { pod in
             // What the graph does with the defaults: fixate a copy (every choice becomes its default), parse it.
-            let size = Int(pod.pointee.size) + MemoryLayout<spa_pod>.size
-            let copy = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
-            defer { copy.deallocate() }
-            copy.copyMemory(from: pod, byteCount: size)
-            let fixated = copy.assumingMemoryBound(to: spa_pod.self)
-            #expect(spa_pod_fixate(fixated) >= 0)
-            var info = spa_video_info_raw()
-            #expect(spa_format_video_raw_parse(fixated, &info) >= 0)
-            #expect(info.format == SPA_VIDEO_FORMAT_RGBA)
-            #expect(info.size.width == 1280 && info.size.height == 720)
-            #expect(info.framerate.num == 30 && info.framerate.denom == 1)
+            withFixatedCopy(of: pod) { fixated, fixateResult in
+                #expect(fixateResult >= 0)
+                var info = spa_video_info_raw()
+                #expect(spa_format_video_raw_parse(fixated, &info) >= 0)
+                #expect(info.format == SPA_VIDEO_FORMAT_RGBA)
+                #expect(info.size.width == 1280 && info.size.height == 720)
+                #expect(info.framerate.num == 30 && info.framerate.denom == 1)
+            }
             var mediaType: UInt32 = 0, mediaSubtype: UInt32 = 0
             #expect(spa_format_parse(pod, &mediaType, &mediaSubtype) >= 0)
             #expect(mediaType == SPA_MEDIA_TYPE_video.rawValue && mediaSubtype == SPA_MEDIA_SUBTYPE_raw.rawValue)

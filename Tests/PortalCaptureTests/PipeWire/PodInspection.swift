@@ -30,3 +30,15 @@ func withFirstPod<T>(_ build: (SPAPodBuilder) -> Void, _ body: (UnsafePointer<sp
         do { return try body(first) } catch let e as PipeWireError { throw e } catch { throw .podBuildFailed("\(error)") }
     }
 }
+
+/// Hands `body` a copy of `pod` fixated the way a link fixates a format before setting it (`spa_pod_fixate`:
+/// every choice not flagged `DONT_FIXATE` becomes its default), with `spa_pod_fixate`'s result.
+func withFixatedCopy<T>(of pod: UnsafePointer<spa_pod>,
+                        _ body: (UnsafeMutablePointer<spa_pod>, Int32) throws -> T) rethrows -> T {
+    let size = Int(pod.pointee.size) + MemoryLayout<spa_pod>.size
+    let copy = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+    defer { copy.deallocate() }
+    copy.copyMemory(from: pod, byteCount: size)
+    let fixated = copy.assumingMemoryBound(to: spa_pod.self)
+    return try body(fixated, spa_pod_fixate(fixated))
+}
