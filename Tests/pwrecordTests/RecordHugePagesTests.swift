@@ -8,24 +8,17 @@ import PortalTestSupport
 /// to 2 MB pages: bench/README.md, recording-memory): `THP_enabled` is 0 in its status while it records.
 @Suite("pwrecord record runs without transparent huge pages", .enabled(if: TestDesktop.isAvailable))
 struct RecordHugePagesTests {
-    /// `THP_enabled` of process `pid` (Linux 5.0 and later), nil when the kernel does not say.
-    static func thpEnabled(_ pid: String) -> String? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-        return status.split(separator: "\n").first { $0.hasPrefix("THP_enabled:") }
-            .map { String($0.dropFirst("THP_enabled:".count)).trimmingCharacters(in: .whitespaces) }
-    }
-
     @Test("while recording, its status says THP_enabled 0, though the test process that started it has them on")
     func recordsWithoutHugePages() async throws {
         // The child inherits the setting from this process, so the check only means something while it is on here.
-        try #require(Self.thpEnabled("self") == "1", "this kernel does not report THP_enabled, or it is off for the tests")
+        try #require(ProcessStatus.field("THP_enabled") == "1", "this kernel does not report THP_enabled, or it is off for the tests")
         let home = try TestHome()
         defer { home.remove() }
         let out = home.root.appendingPathComponent("thp.mkv")
         let (seen, r) = try await TestPortalControl.exclusively { _ -> (String?, Pwrecord.Result) in
             let p = try PwrecordProcess(["record", "-o", out.path, "--duration", "30", "--cursor", "hidden"], environment: home.env)
             _ = await home.waitForRecordingToBegin()
-            let seen = Self.thpEnabled(String(p.pid))
+            let seen = ProcessStatus.field("THP_enabled", of: String(p.pid))
             p.send(SIGINT)
             return (seen, await p.wait(timeout: 30))
         }
