@@ -31,7 +31,6 @@ final class AudioEncoder {
 
     init(settings: EncoderSettings.Audio, start: UInt64, globalHeader: Bool, containerTrimsPriming: Bool) throws(SinkError) {
         self.settings = settings
-        timeline = AudioTimeline(start: start, rate: settings.input.sampleRate)
         let name = settings.codec.encoderName
         guard let encoder = avcodec_find_encoder_by_name(name) else {
             throw .unsupported(sink: "encoder", reason:
@@ -62,10 +61,8 @@ final class AudioEncoder {
         if let b = settings.bitrate { ctx.pointee.bit_rate = Int64(b) }
         if globalHeader { ctx.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
         try FFmpegCall.check(avcodec_open2(ctx, encoder, nil), "avcodec_open2(\(name), \(rate) Hz, \(input.channels) ch)")
-        if !containerTrimsPriming, ctx.pointee.initial_padding > 0 {
-            let priming = UInt64(ctx.pointee.initial_padding) * 1_000_000_000 / UInt64(rate)
-            timeline = AudioTimeline(start: start &+ priming, rate: input.sampleRate)
-        }
+        let priming = containerTrimsPriming ? 0 : UInt64(max(0, ctx.pointee.initial_padding)) * 1_000_000_000 / UInt64(rate)
+        timeline = AudioTimeline(start: start &+ priming, rate: input.sampleRate)
 
         let caps = encoder.pointee.capabilities
         padsLastFrame = (caps & Int32(AV_CODEC_CAP_VARIABLE_FRAME_SIZE | AV_CODEC_CAP_SMALL_LAST_FRAME)) == 0
