@@ -130,6 +130,33 @@ struct DBusMalformedInputTests {
         }
     }
 
+    @Test("a body cut short under a header that agrees with it (length updated, signature kept) is refused")
+    func truncatedBodyWithConsistentHeader() throws {
+        let values: [DBusValue] = [.uint32(0), .vardict(["streams": .stringArray(["a", "b"])])]
+        let bytes = try MessageRoundTrip.bytes(of: values)
+        // Header: endianness, type, flags, version, u32 body length at 4, serial at 8, the header fields'
+        // array length at 12, the fields, padding to 8; the body follows.
+        #expect(bytes[0] == UInt8(ascii: "l"), "little-endian, as libdbus marshals on this machine")
+        func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        let bodyLength = u32(4)
+        let bodyStart = (16 + u32(12) + 7) / 8 * 8
+        try #require(bodyStart + bodyLength == bytes.count, "header \(bodyStart) + body \(bodyLength) != \(bytes.count)")
+        func cut(_ drop: Int) -> [UInt8] {
+            var copy = Array(bytes.prefix(bytes.count - drop))
+            for i in 0..<4 { copy[4 + i] = UInt8(truncatingIfNeeded: (bodyLength - drop) >> (8 * i)) }
+            return copy
+        }
+        // The rewriting itself is sound: nothing dropped, the message still reads back.
+        #expect(try DBusMessage.demarshal(cut(0)).arguments() == values)
+        for drop in 1...bodyLength {
+            #expect("\(drop) of \(bodyLength) body bytes dropped") {
+                _ = try DBusMessage.demarshal(cut(drop)).arguments()
+            } throws: { error in
+                Self.isMalformed(error, at: [], "cannot demarshal")
+            }
+        }
+    }
+
     @Test("corrupt bytes fail to demarshal with libdbus' reason", arguments: [
         "invalid UTF-8", "invalid boolean", "string length beyond the body",
     ])
