@@ -247,20 +247,32 @@ struct PortalDesktopTests {
     @Test("frontend stopped, then started: the availability stream says unavailable, then available")
     func frontendRestart() async throws {
         // A desktop of its own: stopping the shared desktop's frontend would break suites running beside this one.
-        let start = RunningDesktop.runScript(["start", "--quiet"])
+        // The script runs are blocking waits for a child: on a thread of their own, never on the test pool.
+        let start = await onThread { RunningDesktop.runScript(["start", "--quiet"]) }
         let exports = RunningDesktop.parseExports(start.stdout)
         let desktop = try #require(exports["PWRECORD_DESKTOP_DIR"].map(RunningDesktop.init),
                                    "start failed (\(start.status)): \(start.stderr)")
-        defer { _ = RunningDesktop.runScript(["stop", desktop.stateDirectory]) }
+        let directory = desktop.stateDirectory
+        do {
+            try await availabilityFollowsTheFrontend(of: desktop)
+        } catch {
+            _ = await onThread { RunningDesktop.runScript(["stop", directory]) }
+            throw error
+        }
+        _ = await onThread { RunningDesktop.runScript(["stop", directory]) }
+    }
+
+    func availabilityFollowsTheFrontend(of desktop: RunningDesktop) async throws {
+        let directory = desktop.stateDirectory
         let own = ScreenCastPortal(connection: try DBusConnection(address: desktop.busAddress))
         var changes = own.availabilityChanges().makeAsyncIterator()
         #expect(await changes.next()?.isAvailable == true)
 
-        let stop = RunningDesktop.runScript(["stop-frontend", desktop.stateDirectory])
+        let stop = await onThread { RunningDesktop.runScript(["stop-frontend", directory]) }
         #expect(stop.status == 0, "\(stop.stderr)")
         #expect(await changes.next() == .unavailable(.portalNotFound))
 
-        let restart = RunningDesktop.runScript(["start-frontend", desktop.stateDirectory])
+        let restart = await onThread { RunningDesktop.runScript(["start-frontend", directory]) }
         #expect(restart.status == 0, "\(restart.stderr)")
         let back = await changes.next()
         guard case .available(let capabilities)? = back else {

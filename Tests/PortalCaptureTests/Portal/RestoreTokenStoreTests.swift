@@ -36,6 +36,21 @@ struct RestoreTokenStoreTests {
         #expect(fileMode == 0o600)
     }
 
+    @Test("by default tokens live in $XDG_STATE_HOME/pwrecord/restore-tokens, else ~/.local/state/pwrecord/...")
+    func defaultLocation() {
+        #expect(StateDirectory.url("restore-tokens", environment: ["XDG_STATE_HOME": "/state/home"]).path
+                == "/state/home/pwrecord/restore-tokens")
+        let fallback = FileManager.default.homeDirectoryForCurrentUser.path + "/.local/state/pwrecord/restore-tokens"
+        #expect(StateDirectory.url("restore-tokens", environment: [:]).path == fallback)
+        #expect(StateDirectory.url("restore-tokens", environment: ["XDG_STATE_HOME": "relative/state"]).path == fallback,
+                "a relative XDG_STATE_HOME is ignored, as the XDG spec says")
+        let environment = ProcessInfo.processInfo.environment
+        let expected = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 + "/pwrecord/restore-tokens" : nil }
+            ?? fallback
+        #expect(RestoreTokenStore().directory.path == expected)
+        #expect(ConsentMemory(maxAge: nil).store.directory.path == expected)
+    }
+
     @Test("an app id cannot name a file outside the store", arguments: ["../evil", "", ".hidden", "a/b"])
     func appIDsCannotEscape(appID: String) throws {
         let store = makeStore()
