@@ -1,5 +1,5 @@
 /// What went wrong talking to the desktop portal (xdg-desktop-portal). `cancelled` is the user's "no" and is never
-/// a failure. Each case's ``description`` says what happened and, where someone can act, what to do.
+/// a failure. Each case's ``description`` says what happened, then after "; " what to do about it.
 public enum PortalError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Response 1 (`org.freedesktop.portal.Request::Response` code 1): the user declined or dismissed the portal's
     /// dialog. Also thrown when the calling task was cancelled (the request is then closed).
@@ -40,15 +40,16 @@ public enum PortalError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .cancelled:
-            "the request was declined in the portal's dialog (or cancelled by the caller)"
+            "the request was declined in the portal's dialog (or cancelled by the caller); ask again and choose what "
+                + "to share in the dialog"
         case .ended:
             "the portal backend ended the request; check that the compositor supports screen casting and see the "
                 + "backend's log (e.g. journalctl --user -u xdg-desktop-portal-gnome)"
         case .timedOut(let request, let seconds):
-            "the portal did not answer \(request) within \(Self.format(seconds)) s; the portal backend may be hung "
-                + "(restart xdg-desktop-portal and its backend) or nobody answered its dialog"
+            "the portal did not answer \(request) within \(Self.format(seconds)) s; answer its dialog if one is open, "
+                + "or restart xdg-desktop-portal and its backend (it may be hung)"
         case .portalNotFound:
-            "no desktop portal on the session bus: start xdg-desktop-portal and install a portal backend for your "
+            "no desktop portal on the session bus; start xdg-desktop-portal and install a portal backend for your "
                 + "desktop (xdg-desktop-portal-gnome, xdg-desktop-portal-kde or xdg-desktop-portal-wlr)"
         case .interfaceMissing(let interface):
             "the desktop portal does not offer \(interface); install a portal backend that implements it for your "
@@ -59,22 +60,27 @@ public enum PortalError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unsupported(let what, let available):
             "the portal does not support \(what) (it offers \(available)); choose something it offers"
         case .invalidArgument(let message):
-            "the portal rejected an argument: \(message)"
+            "the portal rejected an argument: \(message); change or leave out the option it names and try again"
         case .notAllowed(let message):
-            "the portal refused the request: \(message)"
+            "the portal refused the request: \(message); allow screen capture for this application in the desktop's "
+                + "privacy settings (for a Flatpak app, its portal permissions) and try again"
         case .sessionClosed:
             "the screen-cast session is closed; start a new one"
         case .portalVanished(let during):
             "the desktop portal left the bus during \(during) (it crashed or was stopped); start xdg-desktop-portal "
                 + "again and retry"
         case .malformedReply(let method, let key, let reason):
-            "malformed reply from the portal to \(method) at \(key): \(reason); this is a bug in the portal backend"
+            "malformed reply from the portal to \(method) at \(key): \(reason); report it as a bug in the portal "
+                + "backend, or update the backend"
         case .fileUnreadable(let path, let reason):
-            "cannot read \(path) named by the portal: \(reason)"
+            "cannot read \(path) named by the portal: \(reason); check that the portal backend can write there and "
+                + "this user can read the file"
         case .busUnavailable(let reason):
-            "cannot talk to the session bus: \(reason)"
+            "cannot talk to the session bus: \(reason); check DBUS_SESSION_BUS_ADDRESS (or $XDG_RUNTIME_DIR/bus) and "
+                + "connect again"
         case .dbus(let name, let message):
-            "D-Bus error \(name): \(message)"
+            "D-Bus error \(name): \(message); see the portal's log (e.g. journalctl --user -u xdg-desktop-portal) "
+                + "and retry"
         }
     }
 

@@ -113,13 +113,7 @@ struct PortalErrorTests {
 
     @Test("every error has its own text")
     func descriptions() {
-        let errors: [PortalError] = [
-            .cancelled, .ended, .timedOut(request: "Start", seconds: 2), .portalNotFound,
-            .interfaceMissing(interface: "i"), .requiresVersion(interface: "i", needed: 4, available: 3),
-            .unsupported(what: "w", available: "a"), .invalidArgument(message: "m"), .notAllowed(message: "m"),
-            .sessionClosed, .portalVanished(during: "Start"), .malformedReply(method: "m", key: "k", reason: "r"),
-            .fileUnreadable(path: "/p", reason: "r"), .busUnavailable(reason: "r"), .dbus(name: "n", message: "m"),
-        ]
+        let errors = PortalErrorExamples.all
         #expect(Set(errors.map(\.description)).count == errors.count)
         #expect(PortalError.requiresVersion(interface: "i", needed: 4, available: 3).description.contains("version 4"))
     }
