@@ -7,9 +7,12 @@ import Synchronization
 ///
 /// After ``start(parentWindow:)``: ``streams`` are the PipeWire nodes to capture, ``openPipeWireRemote()`` the fd to
 /// reach them. The session ends once (``closure``, ``closeEvents()``, ``onClose(_:)``): by ``close()``, by the portal
-/// (`Session::Closed`), or when the frontend leaves the bus. Note that the frontend (1.16) often closes a session
-/// without sending `Closed` (measured), e.g. when a request answered non-zero: later calls then throw
-/// ``PortalError/sessionClosed``, and a running PipeWire stream ends. Releasing an open session closes it (`Session.Close`, sent without waiting).
+/// (`Session::Closed`), or when the frontend leaves the bus. The frontend (1.16) closes a session by itself when a
+/// request on it answered non-zero, and sends `Closed` for it (measured, docs/portal.md): the closure is then
+/// ``SessionClosure/byPortal`` and later calls throw ``PortalError/sessionClosed``. A session a backend ends without
+/// its own `Closed` ends unheard: the frontend answers later calls `AccessDenied: Invalid session` (also
+/// ``PortalError/sessionClosed``), and a running PipeWire stream ends. Releasing an open session closes it
+/// (`Session.Close`, sent without waiting).
 ///
 /// Thread safety: `Sendable`. Close handlers run on the D-Bus connection's queue (or the caller's thread when the
 /// session is already closed): keep them short.

@@ -4,7 +4,7 @@ public enum SessionClosure: Sendable, Equatable, CustomStringConvertible {
     /// ``ScreenCastSession/close()`` was called (`org.freedesktop.portal.Session.Close`).
     case byClient
     /// The portal closed it: `org.freedesktop.portal.Session::Closed` (the user stopped sharing, the compositor or
-    /// the backend ended it).
+    /// the backend ended it, or the frontend did after a request on the session answered non-zero).
     case byPortal
     /// The frontend left the session bus (crashed or stopped); every session it held is gone.
     case portalVanished
