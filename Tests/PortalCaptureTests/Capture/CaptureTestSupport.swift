@@ -81,13 +81,6 @@ extension CaptureSample {
     }
 }
 
-/// Runs `body` on a new thread (not the concurrency pool, which blocking calls would starve).
-func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}
-
 /// A sink that records every call, and can be made slow, blocked or failing.
 final class RecordingSink: CaptureSink {
     enum Call: Equatable, CustomStringConvertible {

@@ -3,6 +3,9 @@ import Testing
 import PortalTestSupport
 
 /// Tests of the headless test desktop itself (scripts/test-desktop): what every integration test stands on.
+///
+/// Asking the desktop runs a tool and waits for it (`dbus-send`, `pw-cli`, `pw-record`, the script itself): those
+/// blocking waits run ``onThread(_:)``, never on the test pool (synchronous tests run on it too).
 @Suite("The headless test desktop", .tags(.desktop), .enabled(if: TestDesktop.isAvailable))
 struct TestDesktopTests {
     let desktop: RunningDesktop
@@ -22,9 +25,9 @@ struct TestDesktopTests {
     }
 
     @Test("the real portal frontend owns org.freedesktop.portal.Desktop on the private bus")
-    func frontendOwnsThePortalName() throws {
-        #expect(desktop.nameHasOwner("org.freedesktop.portal.Desktop"))
-        let owner = try #require(desktop.ownerPID(of: "org.freedesktop.portal.Desktop"))
+    func frontendOwnsThePortalName() async throws {
+        #expect(await onThread { desktop.nameHasOwner("org.freedesktop.portal.Desktop") })
+        let owner = try #require(await onThread { desktop.ownerPID(of: "org.freedesktop.portal.Desktop") })
         let frontend = try #require(try desktop.recordedProcesses().first { $0.name == "frontend" })
         #expect(owner == frontend.pid, "the name's owner is the frontend the script started")
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(owner)/exe")
@@ -32,24 +35,26 @@ struct TestDesktopTests {
     }
 
     @Test("the frontend exports ScreenCast version 4 and Screenshot, chosen through our portal file")
-    func frontendExportsOurPortals() {
-        let introspection = desktop.busCall(destination: "org.freedesktop.portal.Desktop",
-                                            path: "/org/freedesktop/portal/desktop",
-                                            method: "org.freedesktop.DBus.Introspectable.Introspect")
+    func frontendExportsOurPortals() async {
+        let introspection = await onThread {
+            desktop.busCall(destination: "org.freedesktop.portal.Desktop", path: "/org/freedesktop/portal/desktop",
+                            method: "org.freedesktop.DBus.Introspectable.Introspect")
+        }
         #expect(introspection.status == 0, "\(introspection.stderr)")
         #expect(introspection.stdout.contains("interface name=\"org.freedesktop.portal.ScreenCast\""))
         // 1.16 exports Screenshot only when a backend for its UseIn declares the Access interface: there are
         // no system-wide portal files on CI, so this proves XDG_DESKTOP_PORTAL_DIR/XDG_CURRENT_DESKTOP work.
         #expect(introspection.stdout.contains("interface name=\"org.freedesktop.portal.Screenshot\""))
-        let version = desktop.busCall(destination: "org.freedesktop.portal.Desktop",
-                                      path: "/org/freedesktop/portal/desktop",
-                                      method: "org.freedesktop.DBus.Properties.Get",
-                                      ["string:org.freedesktop.portal.ScreenCast", "string:version"])
+        let version = await onThread {
+            desktop.busCall(destination: "org.freedesktop.portal.Desktop", path: "/org/freedesktop/portal/desktop",
+                            method: "org.freedesktop.DBus.Properties.Get",
+                            ["string:org.freedesktop.portal.ScreenCast", "string:version"])
+        }
         #expect(version.stdout.contains("uint32 4"), "\(version.stdout)\(version.stderr)")
     }
 
     @Test("every service the script started still runs, and a started backend owns its bus name")
-    func statusReportsEverythingRunning() throws {
+    func statusReportsEverythingRunning() async throws {
         let recorded = try desktop.recordedProcesses()
         let names = recorded.map(\.name)
         for required in ["dbus", "pipewire", "wireplumber", "permission-store", "frontend"] {
@@ -59,40 +64,43 @@ struct TestDesktopTests {
             #expect(process.isRunning, "\(process) has ended; see \(desktop.stateDirectory)/logs/\(process.name).log")
         }
         if names.contains("backend") {
-            #expect(desktop.nameHasOwner("org.freedesktop.impl.portal.desktop.pwrecordtest"))
+            #expect(await onThread { desktop.nameHasOwner("org.freedesktop.impl.portal.desktop.pwrecordtest") })
         }
-        let status = RunningDesktop.runScript(["status", desktop.stateDirectory])
+        let status = await onThread { RunningDesktop.runScript(["status", desktop.stateDirectory]) }
         #expect(status.status == 0, "\(status.stdout)\(status.stderr)")
     }
 
     @Test("PipeWire answers on the private runtime dir, with WirePlumber connected")
-    func pipeWireAnswers() {
+    func pipeWireAnswers() async {
         #expect(FileManager.default.fileExists(atPath: desktop.runtimeDirectory + "/pipewire-0"))
-        let core = desktop.pwCli(["info", "0"])
+        let core = await onThread { desktop.pwCli(["info", "0"]) }
         #expect(core.status == 0, "\(core.stderr)")
         #expect(core.stdout.contains("type: PipeWire:Interface:Core"))
-        let clients = desktop.pwCli(["ls", "Client"])
+        let clients = await onThread { desktop.pwCli(["ls", "Client"]) }
         #expect(clients.stdout.contains("application.name = \"WirePlumber\""))
     }
 
     @Test("the test microphone is an Audio/Source node named test-mic")
-    func testMicrophoneExists() {
-        let nodes = desktop.pwCli(["ls", "Node"])
+    func testMicrophoneExists() async {
+        let nodes = await onThread { desktop.pwCli(["ls", "Node"]) }
         #expect(nodes.status == 0, "\(nodes.stderr)")
         let mic = nodes.stdout.components(separatedBy: "\tid ").first { $0.contains("node.name = \"test-mic\"") }
         #expect(mic?.contains("media.class = \"Audio/Source\"") == true, "test-mic in: \(nodes.stdout)")
     }
 
     @Test("recording the test microphone gives a loud 440 Hz tone")
-    func testMicrophonePlaysATone() throws {
+    func testMicrophonePlaysATone() async throws {
         let file = FileManager.default.temporaryDirectory
             .appendingPathComponent("pwrecord-test-mic-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).wav")
         defer { try? FileManager.default.removeItem(at: file) }
         // pw-record runs until interrupted; WirePlumber links it to test-mic (a consumer it cannot link is
         // destroyed, so this also proves WirePlumber's policy runs).
-        let record = ToolRun.run("/usr/bin/timeout", ["-s", "INT", "1", "/usr/bin/pw-record", "--target", "test-mic",
-                                                      "--rate", "48000", "--channels", "1", "--format", "s16", file.path],
-                                 environment: desktop.clientEnvironment)
+        let environment = desktop.clientEnvironment
+        let record = await onThread {
+            ToolRun.run("/usr/bin/timeout", ["-s", "INT", "1", "/usr/bin/pw-record", "--target", "test-mic",
+                                             "--rate", "48000", "--channels", "1", "--format", "s16", file.path],
+                        environment: environment)
+        }
         #expect(record.status == 124 || record.status == 0, "pw-record: \(record.stderr)")
         let tone = try ToneMeasurement(wav: try Data(contentsOf: file))
         #expect(tone.sampleRate == 48000)
@@ -103,29 +111,56 @@ struct TestDesktopTests {
     }
 
     @Test("a second desktop starts in under 3 s beside the first, and after stop none of its processes remain")
-    func secondDesktopStartsAndStopsCleanly() throws {
-        let clock = ContinuousClock()
-        let begin = clock.now
-        let start = RunningDesktop.runScript(["start"])
-        let elapsed = clock.now - begin
+    func secondDesktopStartsAndStopsCleanly() async throws {
+        // Timed on the thread that waits for the script, from the call to its end.
+        let (start, elapsed) = await onThread {
+            let clock = ContinuousClock()
+            let begin = clock.now
+            let start = RunningDesktop.runScript(["start"])
+            return (start, clock.now - begin)
+        }
         let exports = RunningDesktop.parseExports(start.stdout)
         let second = try #require(exports["PWRECORD_DESKTOP_DIR"].map(RunningDesktop.init),
                                   "start failed (\(start.status)): \(start.stderr)")
-        var stopped = false
-        defer { if !stopped { _ = RunningDesktop.runScript(["stop", second.stateDirectory]) } }
-        #expect(start.status == 0, "\(start.stderr)")
-        let ownMeasure = (try? String(contentsOfFile: second.stateDirectory + "/start-ms", encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
-        print("test-desktop start took \(elapsed) (script's own measure: \(ownMeasure) ms)")
-        #expect(elapsed < .seconds(3))
+        let recorded: [RecordedProcess]
+        do {
+            #expect(start.status == 0, "\(start.stderr)")
+            let ownMeasure = (try? String(contentsOfFile: second.stateDirectory + "/start-ms", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+            print("test-desktop start took \(elapsed) (script's own measure: \(ownMeasure) ms)")
+            #expect(elapsed < .seconds(3))
+            recorded = try await runsApartFromTheFirst(second, exports: exports)
+        } catch {
+            _ = await onThread { RunningDesktop.runScript(["stop", second.stateDirectory]) }
+            throw error
+        }
 
-        // Apart from the first: its own state, bus and runtime dir, and its own frontend on its own bus.
+        let stop = await onThread { RunningDesktop.runScript(["stop", second.stateDirectory]) }
+        #expect(stop.status == 0, "\(stop.stderr)")
+        let survivors = recorded.filter { $0.isRunning }
+        #expect(survivors.isEmpty, "still running after stop: \(survivors)")
+        #expect(second.processesInItsEnvironment().isEmpty, "unrecorded processes survived stop")
+        #expect(!FileManager.default.fileExists(atPath: second.runtimeDirectory))
+        #expect(!FileManager.default.fileExists(atPath: second.stateDirectory))
+
+        let again = await onThread { RunningDesktop.runScript(["stop", second.stateDirectory]) }
+        #expect(again.status == 0, "a second stop is harmless: \(again.stderr)")
+        // Stopping the second left the first alone.
+        #expect(await onThread { desktop.nameHasOwner("org.freedesktop.portal.Desktop") })
+    }
+
+    /// The second desktop has its own state, bus and runtime dir, and its own frontend on its own bus; returns
+    /// the processes its start recorded.
+    func runsApartFromTheFirst(_ second: RunningDesktop, exports: [String: String]) async throws -> [RecordedProcess] {
         #expect(second.stateDirectory != desktop.stateDirectory)
         #expect(exports["DBUS_SESSION_BUS_ADDRESS"] == second.busAddress)
         #expect(exports["XDG_RUNTIME_DIR"] == second.runtimeDirectory)
         #expect(exports["PWRECORD_TEST_DESKTOP"] == "1")
-        #expect(second.nameHasOwner("org.freedesktop.portal.Desktop"))
-        #expect(second.ownerPID(of: "org.freedesktop.portal.Desktop") != desktop.ownerPID(of: "org.freedesktop.portal.Desktop"))
+        #expect(await onThread { second.nameHasOwner("org.freedesktop.portal.Desktop") })
+        let owners = await onThread {
+            (second.ownerPID(of: "org.freedesktop.portal.Desktop"), desktop.ownerPID(of: "org.freedesktop.portal.Desktop"))
+        }
+        #expect(owners.0 != owners.1)
 
         let recorded = try second.recordedProcesses()
         #expect(recorded.count >= 5, "recorded: \(recorded)")
@@ -134,19 +169,6 @@ struct TestDesktopTests {
         let inItsEnvironment = Set(second.processesInItsEnvironment())
         #expect(Set(recorded.map(\.pid)).isSubset(of: inItsEnvironment),
                 "every recorded process runs with the desktop's XDG_RUNTIME_DIR")
-
-        let stop = RunningDesktop.runScript(["stop", second.stateDirectory])
-        stopped = true
-        #expect(stop.status == 0, "\(stop.stderr)")
-        let survivors = recorded.filter { $0.isRunning }
-        #expect(survivors.isEmpty, "still running after stop: \(survivors)")
-        #expect(second.processesInItsEnvironment().isEmpty, "unrecorded processes survived stop")
-        #expect(!FileManager.default.fileExists(atPath: second.runtimeDirectory))
-        #expect(!FileManager.default.fileExists(atPath: second.stateDirectory))
-
-        let again = RunningDesktop.runScript(["stop", second.stateDirectory])
-        #expect(again.status == 0, "a second stop is harmless: \(again.stderr)")
-        // Stopping the second left the first alone.
-        #expect(desktop.nameHasOwner("org.freedesktop.portal.Desktop"))
+        return recorded
     }
 }

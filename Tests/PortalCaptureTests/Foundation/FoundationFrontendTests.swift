@@ -39,34 +39,48 @@ struct FoundationFrontendTests {
 
     @Test("stop-frontend takes the portal off the bus and start-frontend brings it back (on a desktop of its own)")
     func frontendCanBeStoppedAndRestarted() async throws {
-        let start = RunningDesktop.runScript(["start", "--quiet"])
+        // The script runs and dbus-send calls are blocking waits for a child: on a thread of their own, never on
+        // the test pool.
+        let start = await onThread { RunningDesktop.runScript(["start", "--quiet"]) }
         let dir = try #require(RunningDesktop.parseExports(start.stdout)["PWRECORD_DESKTOP_DIR"],
                                "start failed (\(start.status)): \(start.stderr)")
-        let desktop = RunningDesktop(stateDirectory: dir)
-        defer { _ = RunningDesktop.runScript(["stop", dir]) }
-        let first = try #require(try desktop.recordedProcesses().first { $0.name == "frontend" })
-        #expect(desktop.nameHasOwner("org.freedesktop.portal.Desktop"))
+        do {
+            try await frontendStopsAndStarts(on: RunningDesktop(stateDirectory: dir))
+        } catch {
+            _ = await onThread { RunningDesktop.runScript(["stop", dir]) }
+            throw error
+        }
+        _ = await onThread { RunningDesktop.runScript(["stop", dir]) }
+    }
 
-        let stop = RunningDesktop.runScript(["stop-frontend", dir])
+    func frontendStopsAndStarts(on desktop: RunningDesktop) async throws {
+        let dir = desktop.stateDirectory
+        let first = try #require(try desktop.recordedProcesses().first { $0.name == "frontend" })
+        #expect(await onThread { desktop.nameHasOwner("org.freedesktop.portal.Desktop") })
+
+        let stop = await onThread { RunningDesktop.runScript(["stop-frontend", dir]) }
         #expect(stop.status == 0, "\(stop.stderr)")
-        #expect(!desktop.nameHasOwner("org.freedesktop.portal.Desktop"))
+        #expect(await onThread { !desktop.nameHasOwner("org.freedesktop.portal.Desktop") })
         #expect(!first.isRunning)
         #expect(try desktop.recordedProcesses().allSatisfy { $0.name != "frontend" })
-        #expect(desktop.nameHasOwner("org.freedesktop.impl.portal.desktop.pwrecordtest"), "the backend stays")
+        #expect(await onThread { desktop.nameHasOwner("org.freedesktop.impl.portal.desktop.pwrecordtest") },
+                "the backend stays")
 
-        let restart = RunningDesktop.runScript(["start-frontend", dir])
+        let restart = await onThread { RunningDesktop.runScript(["start-frontend", dir]) }
         #expect(restart.status == 0, "\(restart.stderr)")
         let second = try #require(try desktop.recordedProcesses().first { $0.name == "frontend" })
         #expect(second.pid != first.pid)
         #expect(second.isRunning)
-        #expect(desktop.ownerPID(of: "org.freedesktop.portal.Desktop") == second.pid)
-        let version = desktop.busCall(destination: "org.freedesktop.portal.Desktop", path: "/org/freedesktop/portal/desktop",
-                                      method: "org.freedesktop.DBus.Properties.Get",
-                                      ["string:org.freedesktop.portal.ScreenCast", "string:AvailableCursorModes"])
+        #expect(await onThread { desktop.ownerPID(of: "org.freedesktop.portal.Desktop") } == second.pid)
+        let version = await onThread {
+            desktop.busCall(destination: "org.freedesktop.portal.Desktop", path: "/org/freedesktop/portal/desktop",
+                            method: "org.freedesktop.DBus.Properties.Get",
+                            ["string:org.freedesktop.portal.ScreenCast", "string:AvailableCursorModes"])
+        }
         #expect(version.stdout.contains("uint32 7"), "the new frontend read the backend's properties: \(version.stdout)")
-        let again = RunningDesktop.runScript(["start-frontend", dir])
+        let again = await onThread { RunningDesktop.runScript(["start-frontend", dir]) }
         #expect(again.status != 0, "a second start-frontend refuses: the frontend runs")
-        let status = RunningDesktop.runScript(["status", dir])
+        let status = await onThread { RunningDesktop.runScript(["status", dir]) }
         #expect(status.status == 0, "\(status.stdout)\(status.stderr)")
     }
 }
