@@ -59,7 +59,7 @@ public struct VideoCaptureOptions: Sendable, Equatable {
         /// Each buffer is still mapped once (`mmap`, read-only), but its pages are dropped from this process
         /// (`madvise(MADV_DONTNEED)`) when the frame borrowing it is released, and after a copy read from it:
         /// only buffers held by frames count in RSS. Each buffer's pages are mapped in again when it is lent
-        /// (`MADV_POPULATE_READ`, on the loop thread): 0.7 ms of CPU per 1080p frame in isolation, 1–2 ms in a
+        /// (`MADV_POPULATE_READ`, on the thread running `process`): 0.7 ms of CPU per 1080p frame in isolation, 1–2 ms in a
         /// busy encoding pipeline on the bench machine (bench/README.md, recording-memory).
         case whileLent
     }

@@ -9,15 +9,16 @@ import Synchronization
 ///
 /// Threading contract: by default (`options.processThread == .data`) the stream uses
 /// `PW_STREAM_FLAG_RT_PROCESS`, so `process`, and with it `frameHandler` and `storageProvider`, run on the
-/// context's data thread (PipeWire's realtime thread, not the loop thread, and without the loop lock): one
-/// thread wake-up per frame fewer than a `process` handed to the loop thread (bench/README.md, capture). They
-/// must not block or take the loop lock: hand the frame to a queue and return (`stop()` from the handler
-/// works: see there). With `.loop` they run on the loop thread with the loop lock held. `eventHandler` runs on the loop thread with the loop lock held; do not call `stop()` or
-/// `PipeWireCore.close()` from it either (it works, but defers the teardown). The `events` sequence carries
-/// the same events for async consumers. The frame path's state is shared by the two threads under a frame
-/// lock of its own, never held while calling into PipeWire from the loop thread (a blocking invoke onto the
-/// data thread would wait for it) nor while `frameHandler` runs. Only the thread running `process` queues
-/// buffers back to PipeWire (`BufferLender`).
+/// context's data thread (the thread PipeWire wakes for each graph cycle; not the loop thread, and without
+/// the loop lock): one thread wake-up per frame fewer than a `process` handed to the loop thread
+/// (bench/README.md, capture). They must not block or take the loop lock: hand the frame to a queue and
+/// return (`stop()` from the frame handler works: see there). With `.loop` they run on the loop thread with
+/// the loop lock held. `eventHandler` runs on the loop thread with the loop lock held; do not call `stop()`
+/// or `PipeWireCore.close()` from it (it works, but defers the teardown). The `events` sequence carries the
+/// same events for async consumers. The frame path's state is shared by the two threads under a frame lock
+/// of its own, never held while calling into PipeWire from the loop thread (a blocking invoke onto the data
+/// thread would wait for it) nor while `frameHandler` runs. Only the thread running `process` queues buffers
+/// back to PipeWire (`BufferLender`).
 ///
 /// The frame path (`process`): dequeue every waiting buffer, take the newest one with valid pixels (older ones
 /// are counted as `skippedStale`), apply the cursor metadata of all of them in order, and call
@@ -76,9 +77,10 @@ public final class VideoCaptureStream: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - storageProvider: returns a storage of at least the given byte count for the next frame, or nil to
-    ///     skip it (counted); called on the loop thread. Without one the stream keeps its own pool.
+    ///     skip it (counted); called on the thread running `process`. Without one the stream keeps its own pool.
     ///   - eventHandler: called on the loop thread for each event (also in `events`).
-    ///   - frameHandler: called on the loop thread with each frame; must not block.
+    ///   - frameHandler: called on the thread running `process` (see the type's threading contract) with each
+    ///     frame; must not block.
     public init(core: PipeWireCore, target: PipeWireTarget, options: VideoCaptureOptions = VideoCaptureOptions(),
                 storageProvider: (@Sendable (Int) -> FrameStorage?)? = nil,
                 eventHandler: (@Sendable (VideoCaptureEvent) -> Void)? = nil,
