@@ -93,12 +93,13 @@ public final class CapturePipeline: Sendable {
         videoOptions.bufferCount = options.videoBufferCount
         videoOptions.zeroCopy = options.zeroCopy
         videoOptions.bufferMapping = options.videoBufferMapping
+        videoOptions.processThread = options.videoProcessThread
         let watchdog = options.noFrameTimeout.map { timeout in
             StallWatchdog(timeout: timeout) { [weak self] cause in self?.end(cause) }
         }
         let pool = framePool
         let fallback = options.heldBufferFallback
-        // Both closures run on the loop thread; the Mutex is uncontended.
+        // Both closures run on the stream's process thread; the Mutex is uncontended.
         let borrowing = Mutex((lastBorrowed: false, dropsInARow: 0))
         let video = try VideoCaptureStream(
             core: videoCore, target: options.video, options: videoOptions,

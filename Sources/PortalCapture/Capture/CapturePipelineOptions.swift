@@ -23,6 +23,10 @@ public struct CapturePipelineOptions: Sendable {
     /// frame can borrow its buffer instead of being copied (one lent, one being filled, one travelling, one
     /// being recycled; see `BufferLender`); each is mapped in this process (8.3 MB at 1080p).
     public var videoBufferCount = 4
+    /// The thread that takes the video buffers and hands frames to the delivery queue
+    /// (`VideoCaptureOptions.processThread`): PipeWire's data thread by default, which the hand-off never
+    /// blocks; `.loop` costs one more thread wake-up per frame (bench/README.md, capture).
+    public var videoProcessThread = VideoCaptureOptions.ProcessThread.data
     /// Frames borrow PipeWire's buffers instead of being copied (`VideoCaptureOptions.zeroCopy`).
     public var zeroCopy = true
     /// Whether the buffers' pages stay mapped in between frames (`VideoCaptureOptions.bufferMapping`):

@@ -28,54 +28,83 @@ import Synchronization
 /// `cycleStarted`). Only buffers frames hold are then resident here; a buffer's pages are mapped in again
 /// when it is lent (`MADV_POPULATE_READ`).
 ///
-/// Threads: `add`, `remove`, `lend`, `close` run on the loop thread with the loop lock held. A frame may be
-/// released on any thread: on the loop thread its buffer is queued at once; elsewhere it is put on a list,
-/// never taking the loop lock (so releasing a frame while holding another lock cannot deadlock with the data
-/// thread), and queued at the start of the next cycle. Only when the producer would be short of buffers
-/// meanwhile is the loop woken for it (`pw_loop_signal_event`): a wake-up per frame costs more than the rest
-/// of the frame path.
+/// Threads: the stream's `process` runs on PipeWire's data thread (`PW_STREAM_FLAG_RT_PROCESS`), and so do
+/// `lend`, `mappedData`, `cycleStarted`, `noteQueued` and `queueReturned`; `add`, `remove` and `close` come
+/// from the loop thread. The stream calls all of them under its own frame lock, never two at once. Only the
+/// data thread queues buffers (`pw_stream_queue_buffer` pushes onto a ring with one writer). A frame may be
+/// released on any thread: its buffer is marked returned (one bit in an atomic mask, no lock, so releasing a
+/// frame while holding another lock cannot deadlock with PipeWire), and the data thread queues it at the start
+/// of the next cycle, or before it lends the next buffer. No thread is woken for it: the producer keeps
+/// `reserve` buffers (at least one more than it fills at a time), so the next cycle always comes. A wake-up
+/// per frame costs more than the rest of the frame path (bench/README.md, capture).
 final class BufferLender: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `stream`, `buffers`, `lentCount`, `backlog`, `readForCopy` are
-    // touched on the loop thread (lock held) only; `returned` is a Mutex; `loop`, `threadLoop`, `reserve`,
+    // Invariant for @unchecked Sendable: `stream`, `slots`, `bufferCount`, `lentCount`, `backlog`,
+    // `readForCopy` are touched under the owning stream's frame lock only; `returns` is atomic; `reserve`,
     // `maximumLent`, `mapping` are immutable.
-    private let loop: UnsafeMutablePointer<pw_loop>
-    private let threadLoop: OpaquePointer
     private let reserve: Int
     private let mapping: VideoCaptureOptions.BufferMapping
     /// Buffers whose pages the copy path read (`mappedData`) and that are not lent: dropped once queued back.
     private var readForCopy: [LentBuffer] = []
     private var stream: OpaquePointer?
-    private var buffers: [UnsafeMutablePointer<pw_buffer>: LentBuffer] = [:]
+    /// The buffers known, by slot; a buffer's slot + 1 is its `pw_buffer.user_data` (a lookup without hashing
+    /// on every frame). Slots of removed buffers are reused.
+    private var slots: [LentBuffer?] = []
+    private var bufferCount = 0
     private var lentCount = 0
     /// Buffers queued back that the stream has not yet handed to the producer (at most one goes per cycle).
     private var backlog = 0
     private let maximumLent: Int
-    private let returned = Mutex(Returned())
+    private let returns = Returns()
 
-    /// Buffers released off the loop thread, and the event source that wakes the loop for them (nil once
-    /// closed: signalling happens under this lock, so it never reaches a destroyed source).
-    private struct Returned: @unchecked Sendable {
-        // Invariant: the source pointer is only signalled or destroyed under the Mutex.
-        var source: UnsafeMutablePointer<spa_source>?
-        var buffers: [LentBuffer] = []
-        /// Whether a returned buffer is needed before the next cycle (few buffers beyond those lendable).
-        var wakesLoop = true
+    /// Slots whose frames were released (bit n: slot n), set on any thread, taken by the data thread.
+    final class Returns: Sendable {
+        let mask = Atomic<UInt64>(0)
+        let open = Atomic<Bool>(true)
     }
+
+    /// Set when the frame borrowing a buffer is released, cleared when the buffer is lent or queued.
+    final class ReleaseFlag: Sendable {
+        let isSet = Atomic<Bool>(false)
+    }
+
+    /// The most buffers a stream can have here (`SPA_PARAM_BUFFERS_buffers` is at most 16 in what we ask).
+    static let maximumSlots = 64
 
     /// A buffer the lender knows: its own mapping and whether a frame holds it.
     final class LentBuffer: @unchecked Sendable {
-        // Invariant: `lent` and `removed` are touched on the loop thread only.
+        // Invariant: `lent` and `removed` are touched under the owning stream's frame lock only; `released` is
+        // atomic; the rest is immutable.
         let buffer: UnsafeMutablePointer<pw_buffer>
+        let slot: Int
         let mapping: SharedMapping
         /// Set for a linear DMA-BUF: reads are bracketed with `DMA_BUF_IOCTL_SYNC` (see `DmaBufAccess`).
         let dmaBuf: DmaBufAccess?
+        /// The frame borrowing it was released and it waits to be queued (set by the releasing thread).
+        let released = ReleaseFlag()
         var lent = false
         var removed = false
+        /// What the frame's storage calls when it goes (made once per buffer, not per frame).
+        let giveBack: @Sendable () -> Void
 
-        init(buffer: UnsafeMutablePointer<pw_buffer>, mapping: SharedMapping, dmaBuf: DmaBufAccess? = nil) {
+        init(buffer: UnsafeMutablePointer<pw_buffer>, slot: Int, mapping: SharedMapping, dmaBuf: DmaBufAccess?,
+             returns: Returns, dropsPages: Bool) {
             self.buffer = buffer
+            self.slot = slot
             self.mapping = mapping
             self.dmaBuf = dmaBuf
+            // Captures what it needs, not the entry that holds it (no cycle): the mapping (a frame keeps it
+            // mapped while it reads it), the flag and the mask.
+            let released = released
+            giveBack = { [mapping, dmaBuf, returns, released] in
+                dmaBuf?.endRead()
+                // The last frame reading it is gone (this runs from its storage's deinit): its pages may go
+                // now, on the releasing thread, before the buffer is queued back.
+                if dropsPages { mapping.dropPages() }
+                released.isSet.store(true, ordering: .releasing)
+                if returns.open.load(ordering: .relaxed) {
+                    returns.mask.bitwiseOr(1 << UInt64(slot), ordering: .releasing)
+                }
+            }
         }
     }
 
@@ -119,17 +148,10 @@ final class BufferLender: @unchecked Sendable {
     ///   - maximumLent: buffers lent at once (at least 1).
     ///   - reserve: buffers always left to the producer (at least 1).
     ///   - mapping: whether buffers' pages stay mapped in between frames (see the type's doc).
-    init(core: PipeWireCore, maximumLent: Int = 1, reserve: Int = 2,
-         mapping: VideoCaptureOptions.BufferMapping = .persistent) {
-        loop = core.loop
-        threadLoop = core.threadLoop
+    init(maximumLent: Int = 1, reserve: Int = 2, mapping: VideoCaptureOptions.BufferMapping = .persistent) {
         self.maximumLent = max(1, maximumLent)
         self.reserve = max(1, reserve)
         self.mapping = mapping
-        let source = cpw_loop_add_event(loop, { data, _ in
-            Unmanaged<BufferLender>.fromOpaque(data!).takeUnretainedValue().queueReturned()
-        }, Unmanaged.passUnretained(self).toOpaque())
-        returned.withLock { $0.source = source }
     }
 
     /// The stream buffers are queued back to (set once connected).
@@ -143,23 +165,38 @@ final class BufferLender: @unchecked Sendable {
         guard data.type == SPA_DATA_MemFd.rawValue || data.type == SPA_DATA_DmaBuf.rawValue,
               let mapping = SharedMapping(fd: Int32(truncatingIfNeeded: data.fd), offset: Int(data.mapoffset),
                                           size: Int(data.maxsize)) else { return }
-        buffers[buffer] = LentBuffer(buffer: buffer, mapping: mapping, dmaBuf: DmaBufAccess(data))
-        noteBufferCount()
+        let slot = slots.firstIndex(where: { $0 == nil }) ?? slots.count
+        guard slot < Self.maximumSlots else { return }   // not lent: copied
+        if slot == slots.count { slots.append(nil) }
+        slots[slot] = LentBuffer(buffer: buffer, slot: slot, mapping: mapping, dmaBuf: DmaBufAccess(data),
+                                 returns: returns, dropsPages: self.mapping == .whileLent)
+        buffer.pointee.user_data = UnsafeMutableRawPointer(bitPattern: slot + 1)
+        bufferCount += 1
     }
 
     /// `remove_buffer`: a lent buffer stays mapped for its frames but is never queued again.
     func remove(_ buffer: UnsafeMutablePointer<pw_buffer>) {
-        guard let known = buffers.removeValue(forKey: buffer) else { return }
+        guard let known = known(buffer) else { return }
+        slots[known.slot] = nil
+        buffer.pointee.user_data = nil
+        bufferCount -= 1
         known.removed = true
         if known.lent { lentCount -= 1 }
-        noteBufferCount()
+    }
+
+    /// The buffer's entry, through its `user_data`.
+    private func known(_ buffer: UnsafeMutablePointer<pw_buffer>) -> LentBuffer? {
+        guard let tag = buffer.pointee.user_data else { return nil }
+        let slot = Int(bitPattern: tag) - 1
+        guard slot >= 0, slot < slots.count, let known = slots[slot], known.buffer == buffer else { return nil }
+        return known
     }
 
     /// Where `buffer`'s data is mapped here (memfd buffers only): the stream does not map them a second time
     /// (no `PW_STREAM_FLAG_MAP_BUFFERS`), so frames that must be copied are read from this mapping too. With
     /// `.whileLent`, the pages read are dropped once the stream queues the buffer back (`noteQueued`).
     func mappedData(_ buffer: UnsafeMutablePointer<pw_buffer>) -> UnsafeRawPointer? {
-        guard let known = buffers[buffer] else { return nil }
+        guard let known = known(buffer) else { return nil }
         if mapping == .whileLent, !known.lent, !readForCopy.contains(where: { $0 === known }) {
             readForCopy.append(known)
         }
@@ -170,31 +207,31 @@ final class BufferLender: @unchecked Sendable {
     /// buffer is not lendable (not memfd, out of range) or lending it would leave the producer too few.
     /// On success the caller must not queue the buffer: the storage does when released.
     func lend(_ buffer: UnsafeMutablePointer<pw_buffer>, offset: Int, byteCount: Int) -> FrameStorage? {
-        guard let known = buffers[buffer], !known.lent, lentCount < maximumLent,
-              lentCount + backlog + reserve < buffers.count,
+        guard let known = known(buffer), !known.lent, lentCount < maximumLent,
+              lentCount + backlog + reserve < bufferCount,
               offset >= 0, offset + byteCount <= known.mapping.size else { return nil }
         known.lent = true
+        known.released.isSet.store(false, ordering: .relaxed)
         lentCount += 1
         // Whole, now: one system call costs less than faulting page by page in the reader, and a lent buffer
         // is then either all resident or not at all (RSS samples do not depend on how far a sink has read).
         if mapping == .whileLent { known.mapping.populate() }
         known.dmaBuf?.beginRead()
-        return FrameStorage(borrowing: known.mapping.data.advanced(by: offset), capacity: byteCount) { [self] in
-            known.dmaBuf?.endRead()
-            giveBack(known)
-        }
+        return FrameStorage(borrowing: known.mapping.data.advanced(by: offset), capacity: byteCount,
+                            giveBack: known.giveBack)
     }
 
     /// Stops queueing (the stream is going): every buffer is forgotten, lent ones stay mapped for their frames.
     /// Call it before the stream is destroyed, and before the lender's owner lets go of it. Idempotent.
     func close() {
-        returned.withLock { r in
-            if let source = r.source { cpw_loop_destroy_source(loop, source) }
-            r.source = nil
-            r.buffers.removeAll()
+        returns.open.store(false, ordering: .relaxed)
+        returns.mask.store(0, ordering: .relaxed)
+        for known in slots.compactMap({ $0 }) {
+            known.removed = true
+            known.buffer.pointee.user_data = nil
         }
-        for known in buffers.values { known.removed = true }
-        buffers.removeAll()
+        slots.removeAll()
+        bufferCount = 0
         dropPagesReadForCopy()
         lentCount = 0
         backlog = 0
@@ -214,36 +251,19 @@ final class BufferLender: @unchecked Sendable {
         dropPagesReadForCopy()
     }
 
-    /// Queues buffers released off the loop thread.
+    /// Queues the buffers whose frames were released (data thread). The stream calls it at the start of each
+    /// cycle and before it lends a buffer, after letting go of its own last frame.
     func queueReturned() {
-        let list = returned.withLock { r -> [LentBuffer] in
-            defer { r.buffers.removeAll(keepingCapacity: true) }
-            return r.buffers
+        guard returns.mask.load(ordering: .relaxed) != 0 else { return }
+        var mask = returns.mask.exchange(0, ordering: .acquiring)
+        while mask != 0 {
+            let slot = mask.trailingZeroBitCount
+            mask &= mask - 1
+            // A slot reused since its buffer was released holds a buffer whose `released` is not set: skipped.
+            guard slot < slots.count, let known = slots[slot],
+                  known.released.isSet.exchange(false, ordering: .acquiring) else { continue }
+            requeue(known)
         }
-        for known in list { requeue(known) }
-    }
-
-    private func giveBack(_ known: LentBuffer) {
-        // The last frame reading it is gone (this runs from its storage's deinit): its pages may go now, on
-        // the releasing thread, before the buffer is queued back.
-        if mapping == .whileLent { known.mapping.dropPages() }
-        // Under the lock, so `close()` (and the core's end, which comes after it) cannot happen in between:
-        // once closed, the loop may be gone and nothing of it is touched.
-        let onLoopThread = returned.withLock { r -> Bool in
-            guard let source = r.source else { return false }
-            if pw_thread_loop_in_thread(threadLoop) { return true }
-            r.buffers.append(known)
-            if r.wakesLoop { _ = cpw_loop_signal_event(loop, source) }   // an eventfd write
-            return false
-        }
-        if onLoopThread { requeue(known) }   // the loop thread holds the loop lock: queue it now
-    }
-
-    /// With the producer keeping `reserve` buffers and at most `maximumLent` out, it has two spare ones
-    /// (one being filled, one recycling) unless the stream has fewer buffers than that.
-    private func noteBufferCount() {
-        let tight = buffers.count < maximumLent + reserve + 2
-        returned.withLock { $0.wakesLoop = tight }
     }
 
     private func dropPagesReadForCopy() {

@@ -28,6 +28,8 @@ public final class PipeWireCore: @unchecked Sendable {
     let threadLoop: OpaquePointer
     let loop: UnsafeMutablePointer<pw_loop>
     private let context: OpaquePointer
+    /// The context's data loop (`pw_context_get_data_loop`): `process` of `PW_STREAM_FLAG_RT_PROCESS` streams.
+    private let dataLoop: OpaquePointer?
     private(set) var core: OpaquePointer?
     private(set) var registry: OpaquePointer?
     private var observers: [ObjectIdentifier: WeakObserver] = [:]
@@ -72,6 +74,7 @@ public final class PipeWireCore: @unchecked Sendable {
         threadLoop = parts.threadLoop
         loop = parts.loop
         context = parts.context
+        dataLoop = pw_context_get_data_loop(parts.context)
         core = parts.core
         (events, continuation) = AsyncStream.makeStream(of: PipeWireCoreEvent.self, bufferingPolicy: .bufferingNewest(256))
         installListeners()
@@ -261,6 +264,10 @@ public final class PipeWireCore: @unchecked Sendable {
     }
 
     // MARK: internal helpers for streams
+
+    /// Whether the caller runs on the context's data thread (`pw_data_loop_in_thread`), where a stream with
+    /// `PW_STREAM_FLAG_RT_PROCESS` calls `process`: that thread must not wait for the loop lock.
+    var isOnDataThread: Bool { dataLoop.map { pw_data_loop_in_thread($0) } ?? false }
 
     /// Runs `body` with the loop lock held (`pw_thread_loop_lock`, recursive: safe on the loop thread).
     func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {

@@ -1,7 +1,8 @@
 import CPipeWire
 import Glibc
 
-/// What a `StreamHandle` forwards its `pw_stream_events` to. Called on the loop thread, lock held.
+/// What a `StreamHandle` forwards its `pw_stream_events` to. Called on the loop thread, lock held, except
+/// `streamProcess` of a stream connected with `PW_STREAM_FLAG_RT_PROCESS`: that runs on the data thread.
 protocol StreamHandleOwner: AnyObject {
     func streamStateChanged(from old: PipeWireStreamState, to new: PipeWireStreamState, error: String?)
     func streamParamChanged(id: UInt32, param: UnsafePointer<spa_pod>?)

@@ -38,6 +38,8 @@ public struct VideoCaptureOptions: Sendable, Equatable {
     /// Frame storages the stream's own pool keeps (when no storage provider is given). A frame is skipped
     /// (counted in `skippedNoStorage`) when all are still held downstream.
     public var storagePoolSize = 6
+    /// Which thread runs `process` and so the frame handler (see `ProcessThread`).
+    public var processThread = ProcessThread.data
     /// `node.name` of the consumer node.
     public var nodeName = "pwrecord-video"
     /// Extra `pw_stream` properties (`PW_KEY_*`), applied last.
@@ -57,9 +59,21 @@ public struct VideoCaptureOptions: Sendable, Equatable {
         /// Each buffer is still mapped once (`mmap`, read-only), but its pages are dropped from this process
         /// (`madvise(MADV_DONTNEED)`) when the frame borrowing it is released, and after a copy read from it:
         /// only buffers held by frames count in RSS. Each buffer's pages are mapped in again when it is lent
-        /// (`MADV_POPULATE_READ`, on the loop thread): 0.7 ms of CPU per 1080p frame in isolation, 1–2 ms in a
+        /// (`MADV_POPULATE_READ`, on the thread running `process`): 0.7 ms of CPU per 1080p frame in isolation, 1–2 ms in a
         /// busy encoding pipeline on the bench machine (bench/README.md, recording-memory).
         case whileLent
+    }
+
+    /// The thread on which the stream takes its buffers and calls the frame handler.
+    public enum ProcessThread: String, Sendable, Equatable, CaseIterable {
+        /// PipeWire's data thread (`PW_STREAM_FLAG_RT_PROCESS`), the one PipeWire wakes for each graph cycle:
+        /// no second thread is woken per frame (bench/README.md, capture). The handler must return at once:
+        /// while it runs, the graph cycle waits, and the producer's next frames queue up behind it, oldest first.
+        case data
+        /// The core's loop thread (`pw_loop_invoke` from the data thread: one more wake-up per frame). A slow
+        /// handler then holds up only this thread: buffers arriving meanwhile wait in the stream, and the next
+        /// `process` takes the newest of them (the older ones are counted in `skippedStale`).
+        case loop
     }
 
     /// Validates the values; `invalidArgument` names the first bad one.

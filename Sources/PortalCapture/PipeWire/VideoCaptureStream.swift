@@ -1,4 +1,5 @@
 import CPipeWire
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -6,10 +7,18 @@ import Synchronization
 /// screen-cast node, handing each frame on as a `VideoFrame` that borrows PipeWire's buffer (no copy) or, when
 /// it cannot, holds a copy.
 ///
-/// Threading contract: `frameHandler` and `eventHandler` are called on the core's loop thread (the PipeWire
-/// data thread) with the loop lock held. They must not block: hand the frame to a queue and return. Do not
-/// call `stop()` or `PipeWireCore.close()` from them (it works, but defers the teardown). The `events`
-/// sequence carries the same events for async consumers.
+/// Threading contract: by default (`options.processThread == .data`) the stream uses
+/// `PW_STREAM_FLAG_RT_PROCESS`, so `process`, and with it `frameHandler` and `storageProvider`, run on the
+/// context's data thread (the thread PipeWire wakes for each graph cycle; not the loop thread, and without
+/// the loop lock): one thread wake-up per frame fewer than a `process` handed to the loop thread
+/// (bench/README.md, capture). They must not block or take the loop lock: hand the frame to a queue and
+/// return (`stop()` from the frame handler works: see there). With `.loop` they run on the loop thread with
+/// the loop lock held. `eventHandler` runs on the loop thread with the loop lock held; do not call `stop()`
+/// or `PipeWireCore.close()` from it (it works, but defers the teardown). The `events` sequence carries the
+/// same events for async consumers. The frame path's state is shared by the two threads under a frame lock
+/// of its own, never held while calling into PipeWire from the loop thread (a blocking invoke onto the data
+/// thread would wait for it) nor while `frameHandler` runs. Only the thread running `process` queues buffers
+/// back to PipeWire (`BufferLender`).
 ///
 /// The frame path (`process`): dequeue every waiting buffer, take the newest one with valid pixels (older ones
 /// are counted as `skippedStale`), apply the cursor metadata of all of them in order, and call
@@ -30,9 +39,11 @@ import Synchronization
 /// `.dmaBufRefused(modifier)` (also in `statistics.refusedModifiers`). Tested only with a producer whose
 /// "DMA-BUFs" are memfds (no GPU here): the negotiation and the mmap path are proven, a GPU's buffers are not.
 public final class VideoCaptureStream: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `handle`, `pool`, `format`, `cursor`, `lastFrame`, `sequence` and
-    // `stopping` are only touched on the loop thread or with the loop lock held; `shared` is a Mutex;
-    // everything else is immutable.
+    // Invariant for @unchecked Sendable: `handle`, `lender`, `stopping`, `format`, `modifier`, `offersDmaBuf`,
+    // `dmaBufMappings`, `pool`, `cursor`, `lastFrame` and `sequence` are only touched under `frameLock` (the
+    // data thread's `process` and the loop thread's callbacks and teardown share them); `handle` is also read
+    // without it on the loop thread, where it is written (under both locks). `shared` is a Mutex; everything
+    // else is immutable.
     public let core: PipeWireCore
     public let target: PipeWireTarget
     public let options: VideoCaptureOptions
@@ -40,6 +51,7 @@ public final class VideoCaptureStream: @unchecked Sendable {
     private let storageProvider: (@Sendable (Int) -> FrameStorage?)?
     private let lifecycle: StreamLifecycle<VideoCaptureEvent>
     private let shared = Mutex(Shared())
+    private let frameLock = Mutex(())
     private var handle: StreamHandle?
     private var lender: BufferLender?
     private var stopping = false
@@ -65,9 +77,10 @@ public final class VideoCaptureStream: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - storageProvider: returns a storage of at least the given byte count for the next frame, or nil to
-    ///     skip it (counted); called on the loop thread. Without one the stream keeps its own pool.
+    ///     skip it (counted); called on the thread running `process`. Without one the stream keeps its own pool.
     ///   - eventHandler: called on the loop thread for each event (also in `events`).
-    ///   - frameHandler: called on the loop thread with each frame; must not block.
+    ///   - frameHandler: called on the thread running `process` (see the type's threading contract) with each
+    ///     frame; must not block.
     public init(core: PipeWireCore, target: PipeWireTarget, options: VideoCaptureOptions = VideoCaptureOptions(),
                 storageProvider: (@Sendable (Int) -> FrameStorage?)? = nil,
                 eventHandler: (@Sendable (VideoCaptureEvent) -> Void)? = nil,
@@ -106,8 +119,16 @@ public final class VideoCaptureStream: @unchecked Sendable {
     public var endCause: PipeWireStreamEndCause? { lifecycle.endCause }
 
     /// Disconnects and destroys the stream (`pw_stream_destroy`); reports `.ended(.stopped)` (on the calling
-    /// thread) unless it had already ended. Idempotent.
+    /// thread) unless it had already ended. Idempotent. Called from the frame handler on the data thread, it
+    /// makes no frame after this one and leaves the teardown to another thread (the stream cannot be
+    /// destroyed under its own `process`, and the data thread must not wait for the loop lock), which then
+    /// reports the end.
     public func stop() {
+        if core.isOnDataThread {
+            frameLock.withLock { _ in stopping = true }
+            DispatchQueue.global().async { [self] in teardown(cause: .stopped) }
+            return
+        }
         teardown(cause: .stopped)
     }
 
@@ -123,6 +144,7 @@ public final class VideoCaptureStream: @unchecked Sendable {
         var targetID = CPW_ID_ANY
         // With the lender, memfd buffers are mapped by it alone (MemPtr buffers come mapped either way).
         var flags = PW_STREAM_FLAG_AUTOCONNECT.rawValue | (options.zeroCopy ? 0 : PW_STREAM_FLAG_MAP_BUFFERS.rawValue)
+        if options.processThread == .data { flags |= PW_STREAM_FLAG_RT_PROCESS.rawValue }
         switch target {
         case .default: break
         case .node(let id):
@@ -135,21 +157,28 @@ public final class VideoCaptureStream: @unchecked Sendable {
         props.merge(options.properties) { $1 }
         let handle = try StreamHandle(core: pwCore, name: options.nodeName, properties: props, owner: self)
         let lender = options.zeroCopy
-            ? BufferLender(core: core, maximumLent: options.maximumBorrowedFrames, reserve: options.buffersLeftToProducer, mapping: options.bufferMapping)
+            ? BufferLender(maximumLent: options.maximumBorrowedFrames, reserve: options.buffersLeftToProducer, mapping: options.bufferMapping)
             : nil
         lender?.attach(handle.stream!)
+        // Set before connecting: buffers and the first `process` may come as soon as it is linked.
+        frameLock.withLock { _ in
+            self.handle = handle
+            self.lender = lender
+        }
         let b = SPAPodBuilder()
-        enumFormats(into: b)
+        frameLock.withLock { _ in enumFormats(into: b) }
         let rc = try b.withPods("the video EnumFormat") { pods, count throws(PipeWireError) in
             pw_stream_connect(handle.stream, SPA_DIRECTION_INPUT, targetID, pw_stream_flags(flags), pods, count)
         }
         guard rc >= 0 else {
-            lender?.close()
+            frameLock.withLock { _ in
+                lender?.close()
+                self.handle = nil
+                self.lender = nil
+            }
             handle.destroy()
             throw .streamConnectFailed(errno: -rc)
         }
-        self.handle = handle
-        self.lender = lender
         core.addObserver(self)
         if let timeout = options.noFrameTimeout { lifecycle.startWatchdog(loop: core.loop, timeout: timeout) }
     }
@@ -176,15 +205,22 @@ public final class VideoCaptureStream: @unchecked Sendable {
 
     private func teardown(cause: PipeWireStreamEndCause) {
         core.withLock {
-            stopping = true
             lifecycle.stopWatchdog()
             core.removeObserver(self)
-            lender?.close()   // before the stream goes: frames still out keep their mapping, never requeue
-            lender = nil
-            handle?.destroy(on: core)
-            handle = nil
-            dmaBufMappings.removeAll()
-            lastFrame = nil
+            var going: StreamHandle?
+            frameLock.withLock { _ in
+                stopping = true
+                lender?.close()   // before the stream goes: frames still out keep their mapping, never requeue
+                lender = nil
+                going = handle
+                handle = nil
+            }
+            // Outside the frame lock: destroying waits for the data thread to leave `process`.
+            going?.destroy(on: core)
+            frameLock.withLock { _ in
+                dmaBufMappings.removeAll()
+                lastFrame = nil
+            }
         }
         lifecycle.end(cause)
     }
@@ -203,14 +239,16 @@ extension VideoCaptureStream: StreamHandleOwner {
             $0.state = new
             if let nodeID, nodeID != CPW_ID_ANY { $0.nodeID = nodeID }
         }
-        lifecycle.follow(new, error: error, stopping: stopping) { .stateChanged($0) }
+        lifecycle.follow(new, error: error, stopping: frameLock.withLock { _ in stopping }) { .stateChanged($0) }
     }
 
     func streamParamChanged(id: UInt32, param: UnsafePointer<spa_pod>?) {
         guard id == SPA_PARAM_Format.rawValue, let stream = handle?.stream else { return }
         guard let param else {   // the format was cleared (unlinked)
-            format = nil
-            modifier = nil
+            frameLock.withLock { _ in
+                format = nil
+                modifier = nil
+            }
             update { $0.format = nil; $0.statistics.modifier = nil }
             return
         }
@@ -227,9 +265,13 @@ extension VideoCaptureStream: StreamHandleOwner {
             refuse(m, stream: stream)
             return
         }
-        let changed = newFormat != format
-        format = newFormat
-        modifier = newModifier
+        let changed = frameLock.withLock { _ -> Bool in
+            defer {
+                format = newFormat
+                modifier = newModifier
+            }
+            return newFormat != format
+        }
         let fixed: DRMFormatModifier? = if case .fixed(let m) = newModifier { m } else { nil }
         update { $0.format = newFormat; $0.statistics.modifier = fixed }
         // Frames borrow buffers until the sinks let go, and `buffersLeftToProducer` always stay with the
@@ -263,11 +305,13 @@ extension VideoCaptureStream: StreamHandleOwner {
     /// (`pw_stream_update_params` with the shared-memory EnumFormat alone replaces the EnumFormat params,
     /// which makes the link renegotiate) and report it. Buffers that arrive meanwhile are skipped as invalid.
     private func refuse(_ refused: DRMFormatModifier, stream: OpaquePointer) {
-        offersDmaBuf = false
-        modifier = .fixed(refused)
-        update { $0.statistics.refusedModifiers.append(refused); $0.statistics.modifier = nil }
         let b = SPAPodBuilder()
-        enumFormats(into: b)
+        frameLock.withLock { _ in
+            offersDmaBuf = false
+            modifier = .fixed(refused)
+            enumFormats(into: b)
+        }
+        update { $0.statistics.refusedModifiers.append(refused); $0.statistics.modifier = nil }
         do throws(PipeWireError) {
             let rc = try b.withPods("the shared-memory EnumFormat") { pods, count throws(PipeWireError) in
                 pw_stream_update_params(stream, pods, count)
@@ -281,20 +325,34 @@ extension VideoCaptureStream: StreamHandleOwner {
     }
 
     func streamAddBuffer(_ buffer: UnsafeMutablePointer<pw_buffer>) {
-        if let lender { lender.add(buffer) } else { dmaBufMappings.add(buffer) }
+        frameLock.withLock { _ in
+            if let lender { lender.add(buffer) } else { dmaBufMappings.add(buffer) }
+        }
     }
 
     func streamRemoveBuffer(_ buffer: UnsafeMutablePointer<pw_buffer>) {
-        lender?.remove(buffer)
-        dmaBufMappings.remove(buffer)
+        frameLock.withLock { _ in
+            lender?.remove(buffer)
+            dmaBufMappings.remove(buffer)
+        }
     }
 
+    /// On the data thread (`PW_STREAM_FLAG_RT_PROCESS`): the frame is made under the frame lock, and handed
+    /// on after it is released.
     func streamProcess() {
-        guard let stream = handle?.stream else { return }
         let now = monotonicNanoseconds()
         lifecycle.noteActivity(now)
+        var delivered: VideoFrame?
+        frameLock.withLock { _ in delivered = processCycle(now: now) }
+        if let delivered { frameHandler(delivered) }
+    }
+
+    /// One graph cycle, frame lock held: queues the buffers released since the last cycle, takes every
+    /// waiting buffer, and returns the frame to hand on (if any). Only this thread queues buffers.
+    private func processCycle(now: UInt64) -> VideoFrame? {
+        guard !stopping, let stream = handle?.stream else { return nil }
         lender?.cycleStarted()
-        withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<pw_buffer>.self, capacity: 32) { waiting in
+        return withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<pw_buffer>.self, capacity: 32) { waiting in
             var count = 0
             while count < waiting.count, let b = pw_stream_dequeue_buffer(stream) {
                 waiting[count] = b
@@ -307,13 +365,15 @@ extension VideoCaptureStream: StreamHandleOwner {
                     lender?.noteQueued()
                 }
             }
-            guard count > 0 else { return }
-            lent = process(UnsafeMutableBufferPointer(rebasing: waiting[0..<count]), stream: stream, now: now)
+            guard count > 0 else { return nil }
+            let made = process(UnsafeMutableBufferPointer(rebasing: waiting[0..<count]), stream: stream, now: now)
+            lent = made.lent
+            return made.frame
         }
     }
 
     func coreFailed(res: Int32, message: String) {
-        guard !stopping else { return }
+        guard !frameLock.withLock({ _ in stopping }) else { return }
         lifecycle.end(.coreError(res: res, message: message))
     }
 
@@ -332,11 +392,11 @@ extension VideoCaptureStream {
         var dmaBuf = 0
     }
 
-    /// Picks the newest buffer with pixels among `buffers` (oldest first), applies cursor metadata, and
-    /// delivers it, borrowed or copied. Returns the buffer lent to the frame, which the caller must not
-    /// requeue; the caller requeues every other one.
-    private func process(_ buffers: UnsafeMutableBufferPointer<UnsafeMutablePointer<pw_buffer>>,
-                         stream: OpaquePointer, now: UInt64) -> UnsafeMutablePointer<pw_buffer>? {
+    /// Picks the newest buffer with pixels among `buffers` (oldest first), applies cursor metadata, and makes
+    /// its frame, borrowed or copied. Returns the frame to hand on, and the buffer lent to it, which the
+    /// caller must not requeue; the caller requeues every other one.
+    private func process(_ buffers: UnsafeMutableBufferPointer<UnsafeMutablePointer<pw_buffer>>, stream: OpaquePointer,
+                         now: UInt64) -> (frame: VideoFrame?, lent: UnsafeMutablePointer<pw_buffer>?) {
         var counts = Counts()
         var lentBuffer: UnsafeMutablePointer<pw_buffer>?
         var newest: (pw: UnsafeMutablePointer<pw_buffer>, buffer: UnsafeMutablePointer<spa_buffer>,
@@ -391,11 +451,13 @@ extension VideoCaptureStream {
             }
         }
         sequence &+= UInt64(counts.stale)
-        if ended { return nil }
+        if ended { return (nil, nil) }
+        var made: VideoFrame?
         if let newest {
             sequence &+= 1
-            lastFrame = nil   // let go of a buffer it may borrow before lending the next one
-            guard let format else { counts.invalid += 1; return nil }
+            lastFrame = nil   // let go of a buffer it may borrow before lending the next one,
+            lender?.queueReturned()   // and queue it, unless a sink still holds it
+            guard let format else { counts.invalid += 1; return (nil, nil) }
             let timestamp = Self.timestamp(header: newest.header, stream: stream, now: now)
             switch frame(newest.pw, newest.buffer, format: format, timestamp: timestamp) {
             case .success(let (frame, borrowed)):
@@ -406,7 +468,7 @@ extension VideoCaptureStream {
                     lentBuffer = newest.pw
                 }
                 lastFrame = frame
-                frameHandler(frame)
+                made = frame
             case .failure(.noStorage): counts.noStorage += 1
             case .failure(.invalid): counts.invalid += 1
             }
@@ -417,9 +479,9 @@ extension VideoCaptureStream {
             frame.timestamp = now
             lastFrame = frame
             counts.cursorOnly += 1
-            frameHandler(frame)
+            made = frame
         }
-        return lentBuffer
+        return (made, lentBuffer)
     }
 
     private enum CopyFailure: Error { case noStorage, invalid }
@@ -494,3 +556,4 @@ extension VideoCaptureStream {
         return now
     }
 }
+

@@ -116,7 +116,7 @@ struct VideoLoopbackTests {
         #expect(ends.count == 1)
     }
 
-    @Test("a slow frame handler gets the newest frame; the older ones are requeued and counted as skipped")
+    @Test("a slow frame handler on the loop thread gets the newest frame; the older ones are requeued and counted as skipped")
     func slowHandlerDrainsToNewest() async throws {
         // Two connections, so the producer's loop thread keeps running while the consumer's is held up.
         let producerCore = try PipeWireCore(name: "pwrecord-test-slow-src")
@@ -132,7 +132,11 @@ struct VideoLoopbackTests {
         _ = try await core.waitForNode { $0.id == node.id }
         let collector = FrameCollector()
         let handler = collector.frameHandler
-        let consumer = try VideoCaptureStream(core: core, target: .node(id: node.id), frameHandler: { frame in
+        // On the loop thread, buffers arriving while the handler runs wait in the stream (on the data thread
+        // the graph cycle itself would wait, and the producer's frames queue up on its side, oldest first).
+        var options = VideoCaptureOptions()
+        options.processThread = .loop
+        let consumer = try VideoCaptureStream(core: core, target: .node(id: node.id), options: options, frameHandler: { frame in
             handler(frame)
             usleep(45_000)   // a handler breaking the contract: ~4 frames' time
         })

@@ -7,27 +7,33 @@ import Synchronization
 /// `--path pipeline` (the default) is the recorder's path: `CapturePipeline` (a `VideoCaptureStream` copying
 /// each frame into pooled storage, the `DeliveryQueue` and its delivery thread) into a `NullSink`.
 /// `--path stream` is the `VideoCaptureStream` alone, its frames dropped in the handler: the cost of the
-/// PipeWire side and the copy, without the delivery thread.
+/// PipeWire side and the copy, without the delivery thread. `--process-thread loop` makes the stream take
+/// its buffers on the core's loop thread instead of PipeWire's data thread (`VideoCaptureOptions.processThread`).
 ///
 /// With `--seconds S` it measures itself: after the first frame and `--warmup` seconds, the process's CPU
 /// time (`getrusage`) and the frames delivered over `S` seconds. With `--seconds 0` it runs until SIGTERM
 /// (the benchmark script measures it from outside, as it does gst-launch) and then prints its totals.
 struct ConsumeCommand {
-    static let usage = "consume --node ID [--path pipeline|stream] [--seconds 0] [--warmup 2]"
+    static let usage = "consume --node ID [--path pipeline|stream] [--process-thread data|loop] [--seconds 0] [--warmup 2]"
 
     enum Path: String { case pipeline, stream }
 
     let node: UInt32
     let path: Path
+    let processThread: VideoCaptureOptions.ProcessThread
     let seconds: Double
     let warmup: Double
 
     init(_ arguments: [String]) throws(BenchError) {
-        let a = try BenchArguments(arguments, valued: ["node", "path", "seconds", "warmup"])
+        let a = try BenchArguments(arguments, valued: ["node", "path", "process-thread", "seconds", "warmup"])
         guard let text = a.string("node"), let node = UInt32(text) else { throw .usage("--node ID is required (a PipeWire node id)") }
         self.node = node
         guard let path = Path(rawValue: a.string("path") ?? "pipeline") else { throw .usage("--path must be pipeline or stream") }
         self.path = path
+        guard let thread = VideoCaptureOptions.ProcessThread(rawValue: a.string("process-thread") ?? "data") else {
+            throw .usage("--process-thread must be data or loop")
+        }
+        processThread = thread
         seconds = try a.double("seconds", default: 0, in: 0...3600)
         warmup = try a.double("warmup", default: 2, in: 0...60)
     }
@@ -40,7 +46,7 @@ struct ConsumeCommand {
             throw .setup("cannot connect to PipeWire: \(error)")
         }
         let capture: Capture
-        do { capture = try Capture(path: path, core: core, node: node) } catch {
+        do { capture = try Capture(path: path, processThread: processThread, core: core, node: node) } catch {
             throw .setup("cannot start capturing node \(node): \(error)")
         }
         // The first frame (10 s at most).
@@ -56,13 +62,13 @@ struct ConsumeCommand {
             let (f1, c1, t1) = (capture.frames, ProcessMeasures.cpuSeconds(), ProcessMeasures.monotonicSeconds())
             let frames = f1 - f0, cpuMs = (c1 - c0) * 1000
             Output.line(String(format: "ours (%@): %d frames in %.2f s (%.2f fps), cpu %.0f ms, %.3f ms per frame, dropped %d",
-                         path.rawValue, frames, t1 - t0, Double(frames) / (t1 - t0), cpuMs,
+                         "\(path.rawValue), \(processThread.rawValue) thread", frames, t1 - t0, Double(frames) / (t1 - t0), cpuMs,
                          cpuMs / Double(max(frames, 1)), capture.dropped))
         } else {
             await signals.wait()
             await capture.finish()
             Output.line(String(format: "ours (%@): %d frames delivered in all (%d without a copy), %d dropped, cpu %.0f ms in all (startup included)",
-                         path.rawValue, capture.frames, capture.borrowed, capture.dropped,
+                         "\(path.rawValue), \(processThread.rawValue) thread", capture.frames, capture.borrowed, capture.dropped,
                          (ProcessMeasures.cpuSeconds() - cpuAtStart) * 1000))
         }
         await capture.finish()
@@ -81,12 +87,13 @@ struct ConsumeCommand {
             let value = Atomic<Int>(0)
         }
 
-        init(path: Path, core: PipeWireCore, node: UInt32) throws(PipeWireError) {
+        init(path: Path, processThread: VideoCaptureOptions.ProcessThread, core: PipeWireCore, node: UInt32) throws(PipeWireError) {
             switch path {
             case .pipeline:
                 let sink = NullSink()
-                let pipeline = CapturePipeline(videoCore: core, audioCore: nil, sinks: [sink],
-                                               options: CapturePipelineOptions(video: .node(id: node))) { _ in }
+                var options = CapturePipelineOptions(video: .node(id: node))
+                options.videoProcessThread = processThread
+                let pipeline = CapturePipeline(videoCore: core, audioCore: nil, sinks: [sink], options: options) { _ in }
                 self.pipeline = pipeline
                 self.sink = sink
                 stream = nil
@@ -95,7 +102,9 @@ struct ConsumeCommand {
                 pipeline = nil
                 sink = nil
                 let counter = streamFrames
-                stream = try VideoCaptureStream(core: core, target: .node(id: node)) { _ in
+                var options = VideoCaptureOptions()
+                options.processThread = processThread
+                stream = try VideoCaptureStream(core: core, target: .node(id: node), options: options) { _ in
                     counter.value.add(1, ordering: .relaxed)
                 }
             }

@@ -1,0 +1,101 @@
+import CPipeWire
+import Dispatch
+import Synchronization
+import Testing
+@testable import PortalCapture
+import PortalTestSupport
+
+/// `VideoCaptureOptions.processThread`: which thread makes frames, and buffers going back to the producer
+/// from that thread alone, without waking it (`BufferLender`).
+@Suite("PipeWire video process thread", .enabled(if: TestDesktop.isAvailable), .serialized)
+struct ProcessThreadTests {
+    /// Where the frame handler ran, per frame.
+    final class ThreadLog: Sendable {
+        let entries = Mutex<[(onData: Bool, onLoop: Bool)]>([])
+    }
+
+    /// A producer in a connection of its own (as a compositor is another process) with 4 buffers, the
+    /// fewest the stream lends with, and a consumer on `core` with `options`.
+    private func withLoop(_ name: String, options: VideoCaptureOptions, fps: Int = 60,
+                          handler: @escaping @Sendable (VideoFrame, PipeWireCore) -> Void,
+                          body: (VideoProducerStream, VideoCaptureStream, FrameCollector) async throws -> Void) async throws {
+        let producerCore = try PipeWireCore(name: "\(name)-src")
+        defer { producerCore.close() }
+        let core = try PipeWireCore(name: name)
+        defer { core.close() }
+        let format = VideoFormat(pixelFormat: .bgrx, width: 320, height: 240, frameRate: FrameRate(fps))
+        var producerOptions = VideoProducerOptions(format: format, nodeName: name)
+        producerOptions.bufferCount = 4
+        let producer = try VideoProducerStream(core: producerCore, options: producerOptions, render: TestPattern.render)
+        defer { producer.stop() }
+        let node = try await producer.waitUntilReady()
+        _ = try await core.waitForNode { $0.id == node.id }
+        let collector = FrameCollector()
+        let collect = collector.frameHandler
+        let consumer = try VideoCaptureStream(core: core, target: .node(id: node.id), options: options,
+                                              eventHandler: collector.eventHandler) { frame in
+            collect(frame)
+            handler(frame, core)
+        }
+        defer { consumer.stop() }
+        try await body(producer, consumer, collector)
+    }
+
+    @Test("by default frames are made on PipeWire's data thread, and every one borrows its buffer")
+    func dataThreadByDefault() async throws {
+        let log = ThreadLog()
+        try await withLoop("pwrecord-test-rt", options: VideoCaptureOptions(), handler: { _, core in
+            let onLoop = pw_thread_loop_in_thread(core.threadLoop)
+            log.entries.withLock { $0.append((core.isOnDataThread, onLoop)) }
+        }) { producer, consumer, collector in
+            #expect(await collector.wait { $0.count >= 60 })
+            let stats = consumer.statistics
+            let entries = log.entries.withLock { $0 }
+            #expect(entries.allSatisfy { $0.onData && !$0.onLoop }, "\(entries.filter { !$0.onData || $0.onLoop }.count) frames elsewhere")
+            // Each frame's buffer went back at a later cycle, with no thread woken for it, in time for the
+            // producer: nothing was copied and the producer never lacked a buffer.
+            #expect(stats.framesBorrowed == stats.framesDelivered, "stats \(stats)")
+            #expect(producer.framesMissed == 0)
+            #expect(collector.summaries.allSatisfy { $0.colourMismatch == nil })
+        }
+    }
+
+    @Test("with processThread loop, frames are made on the core's loop thread")
+    func loopThreadOnRequest() async throws {
+        let log = ThreadLog()
+        var options = VideoCaptureOptions()
+        options.processThread = .loop
+        try await withLoop("pwrecord-test-loopthread", options: options, handler: { _, core in
+            let onLoop = pw_thread_loop_in_thread(core.threadLoop)
+            log.entries.withLock { $0.append((core.isOnDataThread, onLoop)) }
+        }) { producer, consumer, collector in
+            #expect(await collector.wait { $0.count >= 30 })
+            let entries = log.entries.withLock { $0 }
+            #expect(entries.allSatisfy { !$0.onData && $0.onLoop })
+            let stats = consumer.statistics
+            #expect(stats.framesBorrowed == stats.framesDelivered, "stats \(stats)")
+            #expect(producer.framesMissed == 0)
+        }
+    }
+
+    @Test("a frame a sink keeps past the next one goes back later, and the producer keeps its rate")
+    func heldFramesGoBackAtALaterCycle() async throws {
+        // A sink that keeps each frame for 40 ms (2.4 frames at 60 fps) on a queue of its own: the next frames
+        // cannot borrow (one at a time) and are copied, and each kept buffer is released off the data thread,
+        // between cycles. It must reach the producer again without anyone waking the data thread for it.
+        let sink = DispatchQueue(label: "pwrecord-test-slow-sink")
+        try await withLoop("pwrecord-test-held", options: VideoCaptureOptions(), handler: { frame, _ in
+            sink.asyncAfter(deadline: .now() + .milliseconds(40)) { withExtendedLifetime(frame) {} }
+        }) { producer, consumer, collector in
+            #expect(await collector.wait { $0.count >= 10 })
+            let produced = producer.framesProduced, delivered = collector.summaries.count
+            try await Task.sleep(for: .seconds(1))
+            let stats = consumer.statistics
+            #expect(producer.framesProduced - produced >= 45, "the producer kept (most of) its 60 fps")
+            #expect(collector.summaries.count - delivered >= 45)
+            #expect(producer.framesMissed == 0)
+            #expect(stats.framesBorrowed > 0 && stats.framesBorrowed < stats.framesDelivered, "stats \(stats)")
+            #expect(collector.summaries.allSatisfy { $0.colourMismatch == nil })
+        }
+    }
+}
