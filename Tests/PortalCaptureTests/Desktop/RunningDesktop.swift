@@ -49,6 +49,30 @@ struct RunningDesktop: Sendable {
         return result
     }
 
+    /// Starts a desktop of its own for `body` (for a test that stops or breaks parts of it, which would harm
+    /// suites running on the shared one) and stops it afterwards, also when `body` throws. The script runs
+    /// are blocking waits for a child: on a thread of their own, never on the test pool.
+    static func withDesktopOfItsOwn(_ body: (RunningDesktop) async throws -> Void) async throws {
+        let start = await onThread { runScript(["start", "--quiet"]) }
+        guard let dir = parseExports(start.stdout)["PWRECORD_DESKTOP_DIR"] else {
+            throw DesktopStartFailure(status: start.status, stderr: start.stderr)
+        }
+        do {
+            try await body(RunningDesktop(stateDirectory: dir))
+        } catch {
+            _ = await onThread { runScript(["stop", dir]) }
+            throw error
+        }
+        _ = await onThread { runScript(["stop", dir]) }
+    }
+
+    /// `scripts/test-desktop start` failed: its status and what it printed.
+    struct DesktopStartFailure: Error, CustomStringConvertible {
+        let status: Int32
+        let stderr: String
+        var description: String { "scripts/test-desktop start failed (\(status)): \(stderr)" }
+    }
+
     // MARK: The bus
 
     /// A method call on the desktop's bus with `/usr/bin/dbus-send --print-reply=literal`.

@@ -39,18 +39,8 @@ struct FoundationFrontendTests {
 
     @Test("stop-frontend takes the portal off the bus and start-frontend brings it back (on a desktop of its own)")
     func frontendCanBeStoppedAndRestarted() async throws {
-        // The script runs and dbus-send calls are blocking waits for a child: on a thread of their own, never on
-        // the test pool.
-        let start = await onThread { RunningDesktop.runScript(["start", "--quiet"]) }
-        let dir = try #require(RunningDesktop.parseExports(start.stdout)["PWRECORD_DESKTOP_DIR"],
-                               "start failed (\(start.status)): \(start.stderr)")
-        do {
-            try await frontendStopsAndStarts(on: RunningDesktop(stateDirectory: dir))
-        } catch {
-            _ = await onThread { RunningDesktop.runScript(["stop", dir]) }
-            throw error
-        }
-        _ = await onThread { RunningDesktop.runScript(["stop", dir]) }
+        // The dbus-send calls are blocking waits for a child: on a thread of their own, never on the test pool.
+        try await RunningDesktop.withDesktopOfItsOwn { desktop in try await frontendStopsAndStarts(on: desktop) }
     }
 
     func frontendStopsAndStarts(on desktop: RunningDesktop) async throws {

@@ -247,19 +247,7 @@ struct PortalDesktopTests {
     @Test("frontend stopped, then started: the availability stream says unavailable, then available")
     func frontendRestart() async throws {
         // A desktop of its own: stopping the shared desktop's frontend would break suites running beside this one.
-        // The script runs are blocking waits for a child: on a thread of their own, never on the test pool.
-        let start = await onThread { RunningDesktop.runScript(["start", "--quiet"]) }
-        let exports = RunningDesktop.parseExports(start.stdout)
-        let desktop = try #require(exports["PWRECORD_DESKTOP_DIR"].map(RunningDesktop.init),
-                                   "start failed (\(start.status)): \(start.stderr)")
-        let directory = desktop.stateDirectory
-        do {
-            try await availabilityFollowsTheFrontend(of: desktop)
-        } catch {
-            _ = await onThread { RunningDesktop.runScript(["stop", directory]) }
-            throw error
-        }
-        _ = await onThread { RunningDesktop.runScript(["stop", directory]) }
+        try await RunningDesktop.withDesktopOfItsOwn { desktop in try await availabilityFollowsTheFrontend(of: desktop) }
     }
 
     func availabilityFollowsTheFrontend(of desktop: RunningDesktop) async throws {
