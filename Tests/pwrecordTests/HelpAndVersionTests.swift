@@ -76,16 +76,17 @@ struct HelpAndVersionTests {
         #expect(r.stderr == "pwrecord: error: unknown command 'recrod'\npwrecord: hint: see 'pwrecord --help'\n")
     }
 
-    @Test("the README lists the exit codes 0 to 5 with the meanings the help gives")
+    @Test("the README lists the exit codes 0 to 6 with the meanings the help gives")
     func readmeExitCodes() throws {
         let readme = try RepositoryFile.text("README.md").split(whereSeparator: \.isWhitespace).joined(separator: " ")
         let start = try #require(readme.range(of: "Exit codes: "), "the README has no 'Exit codes:'")
         let sentence = readme[start.upperBound...].prefix { $0 != "." }
-        // "0 ok, 1 failure, 2 usage error, 3 declined by the user, 4 disabled by the policy, 5 unavailable (...)"
+        // "0 ok, 1 failure, 2 usage error, 3 declined by the user, 4 disabled by the policy, 5 unavailable (...), 6 not
+        // permitted by the desktop's privacy settings (...)"
         let items = sentence.split(separator: ", ").map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(items.map { $0.prefix { $0.isNumber } } == ExitCode.allCases.map { "\($0.rawValue)" }, "\(items)")
         let keyWords: [ExitCode: String] = [.success: "ok", .failure: "failure", .usage: "usage", .declined: "declined",
-                                            .disabledByPolicy: "policy", .unavailable: "unavailable"]
+                                            .disabledByPolicy: "policy", .unavailable: "unavailable", .notPermitted: "desktop"]
         for (item, code) in zip(items, ExitCode.allCases) {
             let word = try #require(keyWords[code])
             #expect(item.contains(word), "README: '\(item)' should say \(word)")

@@ -124,7 +124,7 @@ struct ManPageTests {
         let entries = try #require(page.section("EXIT STATUS")).entries
         #expect(entries.map(\.tag) == ExitCode.allCases.map { String($0.rawValue) })
         let words: [ExitCode: String] = [.success: "Success", .failure: "Failure", .usage: "Usage error", .declined: "Declined",
-                                         .disabledByPolicy: "Disabled", .unavailable: "Unavailable"]
+                                         .disabledByPolicy: "Disabled", .unavailable: "Unavailable", .notPermitted: "Not permitted"]
         for code in ExitCode.allCases {
             let text = entries.first { $0.tag == String(code.rawValue) }?.text ?? ""
             #expect(text.hasPrefix(words[code] ?? "?"), "exit \(code.rawValue): '\(text)'")

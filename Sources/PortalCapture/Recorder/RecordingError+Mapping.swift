@@ -7,7 +7,7 @@ extension RecordingError {
         case .filePermissions(let path, let reason): self = .filePermissions(path: path, reason: reason)
         case .invalidOption, .unknownSink: self = .invalidParameter(error.description)
         case .unsupported: self = .unsupported(error.description)
-        case .notAllowed: self = .disabled(reason: error.description)
+        case .notAllowed: self = .disabled(reason: error.description)   // our policy refused the sink
         case .pluginRejected, .failed: self = .failed(reason: error.description)
         }
     }
@@ -21,7 +21,8 @@ extension RecordingError {
         }
     }
 
-    /// The portal's answer: the user's "no" is `userDeclined`, never a failure.
+    /// The portal's answer: the user's "no" is `userDeclined`, never a failure; the desktop's refusal
+    /// (`NotAllowed`, its permissions) is `notPermitted` with the portal's text, not our policy's `disabled`.
     public init(_ error: PortalError) {
         switch error {
         case .cancelled: self = .userDeclined
@@ -29,7 +30,7 @@ extension RecordingError {
             self = .portalUnavailable(reason: error.description)
         case .requiresVersion, .unsupported: self = .unsupported(error.description)
         case .invalidArgument: self = .invalidParameter(error.description)
-        case .notAllowed: self = .disabled(reason: error.description)
+        case .notAllowed(let message): self = .notPermitted(reason: message)
         case .ended, .timedOut, .sessionClosed, .malformedReply, .fileUnreadable, .dbus:
             self = .failedToStart(reason: error.description)
         }

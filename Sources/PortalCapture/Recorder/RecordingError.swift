@@ -5,6 +5,11 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
     case userDeclined
     /// The recording policy does not allow it; `reason` says which rule (`file:line: ...`).
     case disabled(reason: String)
+    /// The desktop refused: its permissions (privacy settings, or a Flatpak app's portal permissions) do not let
+    /// this app capture the screen. The portal answered `org.freedesktop.portal.Error.NotAllowed` (or
+    /// `org.freedesktop.DBus.Error.AccessDenied`); `reason` is its text. Not the recording policy (that is
+    /// `disabled`), and not the user's "no" in the dialog (that is `userDeclined`).
+    case notPermitted(reason: String)
     /// The portal or PipeWire could not start the capture.
     case failedToStart(reason: String)
     /// The recording failed while running; what was recorded so far is kept.
@@ -30,6 +35,10 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
             "recording was declined in the desktop's dialog; run the command again and choose a screen or window to share"
         case .disabled(let reason):
             "recording is disabled by policy: \(reason); ask your administrator (see 'pwrecord policy explain')"
+        case .notPermitted(let reason):
+            "the desktop refused screen capture for this application\(reason.isEmpty ? "" : ": \(reason)"); allow "
+                + "screen capture for it in the desktop's privacy settings (for a Flatpak app, its portal "
+                + "permissions) and try again"
         case .failedToStart(let reason):
             "recording could not start: \(reason)"
         case .failed(let reason):

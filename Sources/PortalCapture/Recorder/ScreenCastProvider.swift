@@ -9,7 +9,8 @@ public protocol ScreenCastProvider: Sendable {
     /// Yields whenever availability may have changed (the portal appeared or left the bus).
     func availabilityChanges() -> AsyncStream<Void>
     /// Asks the user (the portal's dialog, or a remembered choice) and starts the cast. Throws
-    /// `userDeclined`, `portalUnavailable`, `failedToStart`, `unsupported` or `invalidParameter`.
+    /// `userDeclined`, `notPermitted` (the desktop's permissions refuse this app), `portalUnavailable`,
+    /// `failedToStart`, `unsupported` or `invalidParameter`.
     func startCast(_ request: ScreenCastRequest) async throws(RecordingError) -> any ScreenCastGrant
 }
 

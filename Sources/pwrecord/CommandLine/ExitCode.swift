@@ -11,6 +11,9 @@ enum ExitCode: Int32, CaseIterable {
     case disabledByPolicy = 4
     /// No portal (xdg-desktop-portal with a ScreenCast backend) or no PipeWire.
     case unavailable = 5
+    /// The desktop refused screen capture for this app (its privacy settings or portal permissions; the portal's
+    /// `org.freedesktop.portal.Error.NotAllowed`). Not the recording policy, which is `disabledByPolicy`.
+    case notPermitted = 6
 
     var meaning: String {
         switch self {
@@ -20,6 +23,7 @@ enum ExitCode: Int32, CaseIterable {
         case .declined: "declined by the user"
         case .disabledByPolicy: "disabled by the recording policy"
         case .unavailable: "unavailable: no screen-cast portal or no PipeWire"
+        case .notPermitted: "not permitted by the desktop's privacy settings"
         }
     }
 

@@ -1,11 +1,13 @@
 import PortalCapture
 
 extension ExitCode {
-    /// The exit status for a recorder error: 3 declined, 4 disabled, 5 unavailable, 2 bad parameter, else 1.
+    /// The exit status for a recorder error: 3 declined, 4 disabled by the policy, 5 unavailable, 6 not permitted
+    /// by the desktop, 2 bad parameter, else 1.
     init(_ error: RecordingError) {
         switch error {
         case .userDeclined: self = .declined
         case .disabled: self = .disabledByPolicy
+        case .notPermitted: self = .notPermitted
         case .portalUnavailable: self = .unavailable
         case .invalidParameter: self = .usage
         default: self = .failure
