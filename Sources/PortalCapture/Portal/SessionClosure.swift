@@ -14,7 +14,7 @@ public enum SessionClosure: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .byClient: "closed by this application"
-        case .byPortal: "closed by the portal (sharing was stopped)"
+        case .byPortal: "closed by the portal (sharing was stopped, or a request on the session was declined or failed)"
         case .portalVanished: "the desktop portal left the session bus"
         case .connectionLost: "the D-Bus connection closed"
         }
