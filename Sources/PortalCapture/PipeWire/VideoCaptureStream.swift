@@ -77,7 +77,8 @@ public final class VideoCaptureStream: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - storageProvider: returns a storage of at least the given byte count for the next frame, or nil to
-    ///     skip it (counted); called on the thread running `process`. Without one the stream keeps its own pool.
+    ///     skip it (counted); called on the thread running `process`, with the frame lock held (it must not
+    ///     block or call `stop()`). Without one the stream keeps its own pool.
     ///   - eventHandler: called on the loop thread for each event (also in `events`).
     ///   - frameHandler: called on the thread running `process` (see the type's threading contract) with each
     ///     frame; must not block.
