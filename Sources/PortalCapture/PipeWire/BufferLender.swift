@@ -36,7 +36,9 @@ import Synchronization
 /// frame while holding another lock cannot deadlock with PipeWire), and the data thread queues it at the start
 /// of the next cycle, or before it lends the next buffer. No thread is woken for it: the producer keeps
 /// `reserve` buffers (at least one more than it fills at a time), so the next cycle always comes. A wake-up
-/// per frame costs more than the rest of the frame path (bench/README.md, capture).
+/// per frame costs more than the rest of the frame path (bench/README.md, capture). With `process` on the loop
+/// thread, the cycle's recycling comes before that `process`, so a returned buffer reaches the producer a
+/// cycle later; the stream then keeps at least two in reserve.
 final class BufferLender: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `stream`, `slots`, `bufferCount`, `lentCount`, `backlog`,
     // `readForCopy` are touched under the owning stream's frame lock only; `returns` is atomic; `reserve`,
@@ -116,8 +118,12 @@ final class BufferLender: @unchecked Sendable {
         /// Where the buffer's data starts in the mapping (`mapoffset` rounded down to a page).
         let data: UnsafeRawPointer
         let size: Int
+        /// A descriptor the mapping owns and closes when it goes (a DMA-BUF's, duplicated: its sync ioctls
+        /// come when a frame is released, possibly after PipeWire closed its own descriptor).
+        let ownedFD: Int32?
 
-        init?(fd: Int32, offset: Int, size: Int) {
+        init?(fd: Int32, offset: Int, size: Int, owning ownedFD: Int32? = nil) {
+            self.ownedFD = ownedFD
             let page = Int(sysconf(Int32(_SC_PAGESIZE)))
             let start = offset - offset % page
             let length = size + (offset - start)
@@ -129,7 +135,10 @@ final class BufferLender: @unchecked Sendable {
             self.size = size
         }
 
-        deinit { munmap(region, length) }
+        deinit {
+            munmap(region, length)
+            if let ownedFD { Glibc.close(ownedFD) }
+        }
 
         /// Drops this mapping's pages from the process (`MADV_DONTNEED`; the memfd keeps them, and a later read
         /// faults them in again with the same bytes). Call it only when nobody reads the mapping.
@@ -162,13 +171,24 @@ final class BufferLender: @unchecked Sendable {
     func add(_ buffer: UnsafeMutablePointer<pw_buffer>) {
         guard let spa = buffer.pointee.buffer, spa.pointee.n_datas > 0 else { return }
         let data = spa.pointee.datas[0]
-        guard data.type == SPA_DATA_MemFd.rawValue || data.type == SPA_DATA_DmaBuf.rawValue,
-              let mapping = SharedMapping(fd: Int32(truncatingIfNeeded: data.fd), offset: Int(data.mapoffset),
-                                          size: Int(data.maxsize)) else { return }
+        guard data.type == SPA_DATA_MemFd.rawValue || data.type == SPA_DATA_DmaBuf.rawValue else { return }
+        // A DMA-BUF is synced (ioctl on its descriptor) when its frame is released, which may come after PipeWire
+        // removed the buffer and closed the descriptor, or reused its number: the mapping keeps a duplicate.
+        var dmaBuf = DmaBufAccess(data)
+        if let access = dmaBuf {
+            let own = fcntl(access.fd, F_DUPFD_CLOEXEC, 0)
+            guard own >= 0 else { return }   // not lent: copied
+            dmaBuf = DmaBufAccess(fd: own)
+        }
+        guard let mapping = SharedMapping(fd: Int32(truncatingIfNeeded: data.fd), offset: Int(data.mapoffset),
+                                          size: Int(data.maxsize), owning: dmaBuf?.fd) else {
+            if let dmaBuf { Glibc.close(dmaBuf.fd) }
+            return
+        }
         let slot = slots.firstIndex(where: { $0 == nil }) ?? slots.count
         guard slot < Self.maximumSlots else { return }   // not lent: copied
         if slot == slots.count { slots.append(nil) }
-        slots[slot] = LentBuffer(buffer: buffer, slot: slot, mapping: mapping, dmaBuf: DmaBufAccess(data),
+        slots[slot] = LentBuffer(buffer: buffer, slot: slot, mapping: mapping, dmaBuf: dmaBuf,
                                  returns: returns, dropsPages: self.mapping == .whileLent)
         buffer.pointee.user_data = UnsafeMutableRawPointer(bitPattern: slot + 1)
         bufferCount += 1

@@ -4,7 +4,8 @@ import CPipeWire
 /// `BufferLender` maps them. `PW_STREAM_FLAG_MAP_BUFFERS` maps only `SPA_DATA_MemFd` in PipeWire 0.3.65
 /// (`mappable_dataTypes` in stream.c), so a DMA-BUF's `data` stays NULL and is mapped here (`mmap` of its
 /// fd at `mapoffset`, `maxsize` bytes) in `add_buffer`, unmapped in `remove_buffer`.
-/// Touched on the loop thread only (lock held).
+/// Touched under the owning stream's frame lock only (`add_buffer`/`remove_buffer` on the loop thread, reads in
+/// `process`).
 final class DmaBufMappings {
     private var mappings: [UnsafeMutablePointer<pw_buffer>: BufferLender.SharedMapping] = [:]
 

@@ -1,5 +1,7 @@
 import CPipeWire
+import Dispatch
 import Glibc
+import Synchronization
 
 /// What a `StreamHandle` forwards its `pw_stream_events` to. Called on the loop thread, lock held, except
 /// `streamProcess` of a stream connected with `PW_STREAM_FLAG_RT_PROCESS`: that runs on the data thread.
@@ -18,16 +20,29 @@ extension StreamHandleOwner {
 
 /// One `pw_stream` with its listener (`pw_stream_add_listener`); hook and event table on the heap so their
 /// addresses are stable. Create and destroy it with the loop lock held.
-final class StreamHandle {
-    /// The owner, or nil once detached. Unowned: the owner destroys or detaches the handle before it goes.
-    private unowned(unsafe) var owner: (any StreamHandleOwner)?
+///
+/// Callbacks reach the owner through a weak reference read under a lock: `process` of a
+/// `PW_STREAM_FLAG_RT_PROCESS` stream runs on the data thread while the owner may be detaching or going away
+/// on another, and then finds nil instead of a freed object. Each callback holds the owner strongly while it
+/// runs, so an owner can be released last inside its own callback: its teardown then runs on that thread
+/// (see `destroyElsewhere`).
+final class StreamHandle: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `stream` is set in init and cleared in `destroy()`, which runs with the
+    // loop lock held (or on a thread that alone holds the handle); `owner` is a Mutex; the hook and event
+    // table are written once in init.
+    private let owner: Mutex<WeakOwner>
     private(set) var stream: OpaquePointer?
     private let hook = UnsafeMutablePointer<spa_hook>.allocate(capacity: 1)
     private let events = UnsafeMutablePointer<pw_stream_events>.allocate(capacity: 1)
 
     /// `pw_stream_new(core, name, props)` and `pw_stream_add_listener`.
+    private struct WeakOwner: @unchecked Sendable {
+        // Invariant: only read and written under the Mutex; the owner's methods are themselves thread-safe.
+        weak var value: (any StreamHandleOwner)?
+    }
+
     init(core: OpaquePointer, name: String, properties: [String: String], owner: any StreamHandleOwner) throws(PipeWireError) {
-        self.owner = owner
+        self.owner = Mutex(WeakOwner(value: owner))
         hook.initialize(to: spa_hook())
         events.initialize(to: pw_stream_events())
         guard let props = pw_properties_new_string("") else {
@@ -51,11 +66,28 @@ final class StreamHandle {
     }
 
     private static func from(_ data: UnsafeMutableRawPointer?) -> (any StreamHandleOwner)? {
-        Unmanaged<StreamHandle>.fromOpaque(data!).takeUnretainedValue().owner
+        Unmanaged<StreamHandle>.fromOpaque(data!).takeUnretainedValue().owner.withLock { $0.value }
     }
 
     /// Stops forwarding callbacks (the owner is going away) without destroying the stream yet.
-    func detach() { owner = nil }
+    func detach() { owner.withLock { $0.value = nil } }
+
+    /// For a teardown on the data thread (inside `process` of an RT stream, e.g. the owner released last
+    /// there): detaches now, and destroys the stream on another thread, which takes the loop lock (the data
+    /// thread must not wait for it: the loop thread may be waiting for the data thread in a blocking invoke)
+    /// and runs `before` and the destroy under it; `pw_stream_destroy` there waits for this `process` to
+    /// return. `then` runs after, without the lock.
+    func destroyElsewhere(core: PipeWireCore, before: @escaping @Sendable () -> Void = {},
+                          then: @escaping @Sendable () -> Void = {}) {
+        detach()
+        DispatchQueue.global().async { [self] in
+            core.withLock {
+                before()
+                destroy()
+            }
+            then()
+        }
+    }
 
     /// Destroys the stream now, or, when called on `core`'s loop thread (inside one of its callbacks, where
     /// a stream must not be destroyed under its own feet), detaches it now and destroys it on the next loop
@@ -78,7 +110,7 @@ final class StreamHandle {
 
     /// `pw_stream_destroy` (disconnects first; removes the listener). Idempotent.
     func destroy() {
-        owner = nil
+        detach()
         guard let stream else { return }
         pw_stream_destroy(stream)
         self.stream = nil

@@ -18,7 +18,10 @@ import Synchronization
 /// same events for async consumers. The frame path's state is shared by the two threads under a frame lock
 /// of its own, never held while calling into PipeWire from the loop thread (a blocking invoke onto the data
 /// thread would wait for it) nor while `frameHandler` runs. Only the thread running `process` queues buffers
-/// back to PipeWire (`BufferLender`).
+/// back to PipeWire (`BufferLender`). On the data thread, an end reported on the loop thread (an error, the
+/// watchdog) can come while a frame handler still runs, and `stop()` called on a third thread may return
+/// before a handler in progress does. Released last inside `process`, the stream tears itself down on
+/// another thread (see `StreamHandle.destroyElsewhere`).
 ///
 /// The frame path (`process`): dequeue every waiting buffer, take the newest one with valid pixels (older ones
 /// are counted as `skippedStale`), apply the cursor metadata of all of them in order, and call
@@ -157,8 +160,12 @@ public final class VideoCaptureStream: @unchecked Sendable {
         }
         props.merge(options.properties) { $1 }
         let handle = try StreamHandle(core: pwCore, name: options.nodeName, properties: props, owner: self)
+        // On the loop thread a released buffer reaches the producer a cycle later than on the data thread (the
+        // cycle's recycling comes before the `process` the loop thread runs): the producer then keeps at least
+        // two, so that it always has one to fill while the returned one waits (with one, two buffers stall).
+        let reserve = options.processThread == .loop ? max(options.buffersLeftToProducer, 2) : options.buffersLeftToProducer
         let lender = options.zeroCopy
-            ? BufferLender(maximumLent: options.maximumBorrowedFrames, reserve: options.buffersLeftToProducer, mapping: options.bufferMapping)
+            ? BufferLender(maximumLent: options.maximumBorrowedFrames, reserve: reserve, mapping: options.bufferMapping)
             : nil
         lender?.attach(handle.stream!)
         // Set before connecting: buffers and the first `process` may come as soon as it is linked.
@@ -205,6 +212,10 @@ public final class VideoCaptureStream: @unchecked Sendable {
     }
 
     private func teardown(cause: PipeWireStreamEndCause) {
+        if core.isOnDataThread {
+            teardownFromDataThread(cause: cause)
+            return
+        }
         core.withLock {
             lifecycle.stopWatchdog()
             core.removeObserver(self)
@@ -224,6 +235,32 @@ public final class VideoCaptureStream: @unchecked Sendable {
             }
         }
         lifecycle.end(cause)
+    }
+
+    /// The teardown when this object goes away on the data thread (its last reference released inside
+    /// `process`, e.g. by a frame handler): no frame is made from now on, and the rest (which needs the loop
+    /// lock, and a stream destroyed from outside its own `process`) happens on another thread, with the parts
+    /// it needs and not `self`. The core's observer entry for this object is left to lapse (weak).
+    private func teardownFromDataThread(cause: PipeWireStreamEndCause) {
+        var going: StreamHandle?
+        var lender: BufferLender?
+        frameLock.withLock { _ in
+            stopping = true
+            going = handle
+            handle = nil
+            lender = self.lender
+            self.lender = nil
+            lastFrame = nil
+        }
+        let lifecycle = lifecycle, lenderToClose = lender
+        guard let going else {
+            lifecycle.end(cause)
+            return
+        }
+        going.destroyElsewhere(core: core, before: {
+            lifecycle.stopWatchdog()
+            lenderToClose?.close()   // before the stream goes: frames still out keep their mapping, never requeue
+        }, then: { lifecycle.end(cause) })
     }
 
     private func update(_ body: (inout Shared) -> Void) {
