@@ -72,7 +72,9 @@ public struct VideoCaptureOptions: Sendable, Equatable {
         case data
         /// The core's loop thread (`pw_loop_invoke` from the data thread: one more wake-up per frame). A slow
         /// handler then holds up only this thread: buffers arriving meanwhile wait in the stream, and the next
-        /// `process` takes the newest of them (the older ones are counted in `skippedStale`).
+        /// `process` takes the newest of them (the older ones are counted in `skippedStale`). It still holds the
+        /// loop lock while it runs: a handler that is slow all the time starves every other user of the lock,
+        /// `stop()` included (seconds, even minutes on a loaded machine, were measured in a test).
         case loop
     }
 
