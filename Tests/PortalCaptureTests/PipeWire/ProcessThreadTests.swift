@@ -19,17 +19,12 @@ struct ProcessThreadTests {
     private func withLoop(_ name: String, options: VideoCaptureOptions, fps: Int = 60,
                           handler: @escaping @Sendable (VideoFrame, PipeWireCore) -> Void,
                           body: (VideoProducerStream, VideoCaptureStream, FrameCollector) async throws -> Void) async throws {
-        let producerCore = try PipeWireCore(name: "\(name)-src")
-        defer { producerCore.close() }
-        let core = try PipeWireCore(name: name)
-        defer { core.close() }
         let format = VideoFormat(pixelFormat: .bgrx, width: 320, height: 240, frameRate: FrameRate(fps))
         var producerOptions = VideoProducerOptions(format: format, nodeName: name)
         producerOptions.bufferCount = 4
-        let producer = try VideoProducerStream(core: producerCore, options: producerOptions, render: TestPattern.render)
-        defer { producer.stop() }
-        let node = try await producer.waitUntilReady()
-        _ = try await core.waitForNode { $0.id == node.id }
+        let loop = try await SeparateProducer.start(name: name, options: producerOptions)
+        defer { loop.close() }
+        let (core, producer, node) = (loop.core, loop.producer, loop.node)
         let collector = FrameCollector()
         let collect = collector.frameHandler
         let consumer = try VideoCaptureStream(core: core, target: .node(id: node.id), options: options,

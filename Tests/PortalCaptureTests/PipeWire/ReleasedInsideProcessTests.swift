@@ -16,16 +16,11 @@ struct ReleasedInsideProcessTests {
 
     @Test("a video stream released last in its frame handler ends once, as stopped, and the core carries on")
     func videoReleasedInHandler() async throws {
-        let producerCore = try PipeWireCore(name: "pwrecord-test-release-src")
-        defer { producerCore.close() }
-        let core = try PipeWireCore(name: "pwrecord-test-release")
-        defer { core.close() }
         let format = VideoFormat(pixelFormat: .bgrx, width: 160, height: 120, frameRate: FrameRate(60))
-        let producer = try VideoProducerStream(core: producerCore, options: VideoProducerOptions(format: format, nodeName: "test-release"),
-                                               render: TestPattern.render)
-        defer { producer.stop() }
-        let node = try await producer.waitUntilReady()
-        _ = try await core.waitForNode { $0.id == node.id }
+        let loop = try await SeparateProducer.start(name: "pwrecord-test-release",
+                                                    options: VideoProducerOptions(format: format, nodeName: "test-release"))
+        defer { loop.close() }
+        let (core, producer, node) = (loop.core, loop.producer, loop.node)
         let holder = Holder<VideoCaptureStream>()
         let collector = FrameCollector()
         holder.stream.withLock {

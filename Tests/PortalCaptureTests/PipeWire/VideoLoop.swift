@@ -35,3 +35,34 @@ struct VideoLoop {
         core.close()
     }
 }
+
+/// A `VideoProducerStream` on a PipeWire connection of its own (as a compositor is another process), and a
+/// second connection for consumers, which already knows the producer's node. `close()` stops the producer,
+/// then both connections.
+struct SeparateProducer {
+    let producerCore: PipeWireCore
+    let core: PipeWireCore
+    let producer: VideoProducerStream
+    let node: PipeWireNodeInfo
+
+    static func start(name: String, options: VideoProducerOptions) async throws -> SeparateProducer {
+        let producerCore = try PipeWireCore(name: "\(name)-src")
+        do {
+            let core = try PipeWireCore(name: name)
+            do {
+                let producer = try VideoProducerStream(core: producerCore, options: options, render: TestPattern.render)
+                do {
+                    let node = try await producer.waitUntilReady()
+                    _ = try await core.waitForNode { $0.id == node.id }
+                    return SeparateProducer(producerCore: producerCore, core: core, producer: producer, node: node)
+                } catch { producer.stop(); throw error }
+            } catch { core.close(); throw error }
+        } catch { producerCore.close(); throw error }
+    }
+
+    func close() {
+        producer.stop()
+        core.close()
+        producerCore.close()
+    }
+}

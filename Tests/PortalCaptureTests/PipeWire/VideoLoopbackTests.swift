@@ -119,17 +119,12 @@ struct VideoLoopbackTests {
     @Test("a slow frame handler on the loop thread gets the newest frame; the older ones are requeued and counted as skipped")
     func slowHandlerDrainsToNewest() async throws {
         // Two connections, so the producer's loop thread keeps running while the consumer's is held up.
-        let producerCore = try PipeWireCore(name: "pwrecord-test-slow-src")
-        defer { producerCore.close() }
-        let core = try PipeWireCore(name: "pwrecord-test-slow")
-        defer { core.close() }
         let format = VideoFormat(pixelFormat: .bgrx, width: 160, height: 120, frameRate: FrameRate(100))
         var producerOptions = VideoProducerOptions(format: format, nodeName: "test-loop-slow")
         producerOptions.bufferCount = 8
-        let producer = try VideoProducerStream(core: producerCore, options: producerOptions, render: TestPattern.render)
-        defer { producer.stop() }
-        let node = try await producer.waitUntilReady()
-        _ = try await core.waitForNode { $0.id == node.id }
+        let loop = try await SeparateProducer.start(name: "pwrecord-test-slow", options: producerOptions)
+        defer { loop.close() }
+        let (core, node) = (loop.core, loop.node)
         let collector = FrameCollector()
         let handler = collector.frameHandler
         // On the loop thread, buffers arriving while the handler runs wait in the stream (on the data thread
