@@ -116,10 +116,9 @@ public final class AudioCaptureStream: @unchecked Sendable {
     private func teardown(cause: PipeWireStreamEndCause) {
         if core.isOnDataThread {
             // Released last inside `process` (`stop()` from an audio handler is not allowed): no callback reaches
-            // this object once detached, and
-            // the rest, which needs the loop lock and a stream destroyed from outside its own `process`, runs
-            // on another thread with the parts it needs, not `self`. While this runs no loop-thread callback
-            // can: each holds the object, and this one is going away or in its own handler.
+            // this object once detached, and the rest, which needs the loop lock and a stream destroyed from
+            // outside its own `process`, runs on another thread with the parts it needs, not `self`. While this
+            // runs no loop-thread callback can: each holds the object, and this one is going away.
             stopping = true
             let going = handle, lifecycle = lifecycle
             handle = nil

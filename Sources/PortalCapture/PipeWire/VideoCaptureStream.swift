@@ -1,5 +1,4 @@
 import CPipeWire
-import Dispatch
 import Glibc
 import Synchronization
 
@@ -126,13 +125,8 @@ public final class VideoCaptureStream: @unchecked Sendable {
     /// thread) unless it had already ended. Idempotent. Called from the frame handler on the data thread, it
     /// makes no frame after this one and leaves the teardown to another thread (the stream cannot be
     /// destroyed under its own `process`, and the data thread must not wait for the loop lock), which then
-    /// reports the end.
+    /// reports the end (`teardownFromDataThread`).
     public func stop() {
-        if core.isOnDataThread {
-            frameLock.withLock { _ in stopping = true }
-            DispatchQueue.global().async { [self] in teardown(cause: .stopped) }
-            return
-        }
         teardown(cause: .stopped)
     }
 
@@ -169,12 +163,12 @@ public final class VideoCaptureStream: @unchecked Sendable {
             : nil
         lender?.attach(handle.stream!)
         // Set before connecting: buffers and the first `process` may come as soon as it is linked.
+        let b = SPAPodBuilder()
         frameLock.withLock { _ in
             self.handle = handle
             self.lender = lender
+            enumFormats(into: b)
         }
-        let b = SPAPodBuilder()
-        frameLock.withLock { _ in enumFormats(into: b) }
         let rc = try b.withPods("the video EnumFormat") { pods, count throws(PipeWireError) in
             pw_stream_connect(handle.stream, SPA_DIRECTION_INPUT, targetID, pw_stream_flags(flags), pods, count)
         }
@@ -237,10 +231,10 @@ public final class VideoCaptureStream: @unchecked Sendable {
         lifecycle.end(cause)
     }
 
-    /// The teardown when this object goes away on the data thread (its last reference released inside
-    /// `process`, e.g. by a frame handler): no frame is made from now on, and the rest (which needs the loop
-    /// lock, and a stream destroyed from outside its own `process`) happens on another thread, with the parts
-    /// it needs and not `self`. The core's observer entry for this object is left to lapse (weak).
+    /// The teardown on the data thread (`stop()` from a frame handler, or the last reference released inside
+    /// `process`): no frame is made from now on, and the rest (which needs the loop lock, and a stream
+    /// destroyed from outside its own `process`) happens on another thread, with the parts it needs and not
+    /// `self`. The core's observer entry for this object is left to lapse (weak; `coreFailed` sees `stopping`).
     private func teardownFromDataThread(cause: PipeWireStreamEndCause) {
         var going: StreamHandle?
         var lender: BufferLender?
@@ -304,11 +298,10 @@ extension VideoCaptureStream: StreamHandleOwner {
             return
         }
         let changed = frameLock.withLock { _ -> Bool in
-            defer {
-                format = newFormat
-                modifier = newModifier
-            }
-            return newFormat != format
+            let changed = newFormat != format
+            format = newFormat
+            modifier = newModifier
+            return changed
         }
         let fixed: DRMFormatModifier? = if case .fixed(let m) = newModifier { m } else { nil }
         update { $0.format = newFormat; $0.statistics.modifier = fixed }
@@ -594,4 +587,3 @@ extension VideoCaptureStream {
         return now
     }
 }
-
