@@ -99,16 +99,14 @@ public final class CapturePipeline: Sendable {
         }
         let pool = framePool
         let fallback = options.heldBufferFallback
-        // Both closures run on the stream's process thread; the Mutex is uncontended.
-        let borrowing = Mutex((lastBorrowed: false, dropsInARow: 0))
+        // Both closures run on the stream's process thread, one at a time: relaxed atomics (no lock per frame).
+        let lastBorrowed = Atomic<Bool>(false), dropsInARow = Atomic<Int>(0)
         let video = try VideoCaptureStream(
             core: videoCore, target: options.video, options: videoOptions,
             storageProvider: { capacity in
-                if case .drop(let most) = fallback, borrowing.withLock({ b in
-                    guard b.lastBorrowed, b.dropsInARow < most else { return false }
-                    b.dropsInARow += 1
-                    return true
-                }) {
+                if case .drop(let most) = fallback, lastBorrowed.load(ordering: .relaxed),
+                   dropsInARow.load(ordering: .relaxed) < most {
+                    dropsInARow.add(1, ordering: .relaxed)
                     return nil   // the stream counts it as skipped (no storage)
                 }
                 return pool.acquire(capacity: capacity)
@@ -117,7 +115,8 @@ public final class CapturePipeline: Sendable {
                 if case .ended(let cause) = event, let mapped = Self.map(cause, stream: .video) { self?.end(mapped) }
             },
             frameHandler: { [weak self] frame in
-                borrowing.withLock { $0 = (frame.storage.isBorrowed, 0) }
+                lastBorrowed.store(frame.storage.isBorrowed, ordering: .relaxed)
+                dropsInARow.store(0, ordering: .relaxed)
                 watchdog?.frameArrived()
                 self?.deliver(frame)
             })
@@ -261,7 +260,9 @@ public final class CapturePipeline: Sendable {
     }
 
     private func openSinksIfNeeded(with frame: VideoFrame) {
-        guard sinksOpened.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        // A load first: the exchange (a locked instruction on a shared line) is needed once, not every frame.
+        guard !sinksOpened.load(ordering: .acquiring),
+              sinksOpened.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         let audioFormat: AudioFormat? = options.microphone == nil ? nil
             : (streams.withLock { $0.audio?.currentFormat } ?? AudioFormat())
         var format = frame.format

@@ -31,7 +31,7 @@ final class DeliveryCore: Sendable {
     }
 
     private let state: Mutex<State>
-    private let wakeup = DispatchSemaphore(value: 0)
+    private let wakeup = ThreadWakeup()
     private let sinks: [any CaptureSink]
     private let processing: FrameProcessingOptions
     private let poolSize: Int

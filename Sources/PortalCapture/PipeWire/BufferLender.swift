@@ -41,20 +41,21 @@ import Synchronization
 /// cycle later; the stream then keeps at least two in reserve.
 final class BufferLender: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `stream`, `slots`, `bufferCount`, `lentCount`, `backlog`,
-    // `readForCopy` are touched under the owning stream's frame lock only; `returns` is atomic; `reserve`,
+    // `readForCopy` are touched under the owning stream's frame lock only (so they skip the runtime's
+    // exclusivity check, as the stream's frame state does); `returns` is atomic; `reserve`,
     // `maximumLent`, `mapping` are immutable.
     private let reserve: Int
     private let mapping: VideoCaptureOptions.BufferMapping
     /// Buffers whose pages the copy path read (`mappedData`) and that are not lent: dropped once queued back.
-    private var readForCopy: [LentBuffer] = []
-    private var stream: OpaquePointer?
+    @exclusivity(unchecked) private var readForCopy: [LentBuffer] = []
+    @exclusivity(unchecked) private var stream: OpaquePointer?
     /// The buffers known, by slot; a buffer's slot + 1 is its `pw_buffer.user_data` (a lookup without hashing
     /// on every frame). Slots of removed buffers are reused.
-    private var slots: [LentBuffer?] = []
-    private var bufferCount = 0
-    private var lentCount = 0
+    @exclusivity(unchecked) private var slots: [LentBuffer?] = []
+    @exclusivity(unchecked) private var bufferCount = 0
+    @exclusivity(unchecked) private var lentCount = 0
     /// Buffers queued back that the stream has not yet handed to the producer (at most one goes per cycle).
-    private var backlog = 0
+    @exclusivity(unchecked) private var backlog = 0
     private let maximumLent: Int
     private let returns = Returns()
 
@@ -83,8 +84,8 @@ final class BufferLender: @unchecked Sendable {
         let dmaBuf: DmaBufAccess?
         /// The frame borrowing it was released and it waits to be queued (set by the releasing thread).
         let released = ReleaseFlag()
-        var lent = false
-        var removed = false
+        @exclusivity(unchecked) var lent = false
+        @exclusivity(unchecked) var removed = false
         /// What the frame's storage calls when it goes (made once per buffer, not per frame).
         let giveBack: @Sendable () -> Void
 
@@ -287,7 +288,7 @@ final class BufferLender: @unchecked Sendable {
     }
 
     private func dropPagesReadForCopy() {
-        guard !readForCopy.isEmpty else { return }
+        guard mapping == .whileLent, !readForCopy.isEmpty else { return }
         for known in readForCopy where !known.lent { known.mapping.dropPages() }
         readForCopy.removeAll(keepingCapacity: true)
     }

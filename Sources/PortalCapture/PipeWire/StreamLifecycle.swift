@@ -10,6 +10,8 @@ final class StreamLifecycle<Event: Sendable>: @unchecked Sendable {
     private let handler: (@Sendable (Event) -> Void)?
     private let endEvent: @Sendable (PipeWireStreamEndCause) -> Event
     private let cause = Mutex<PipeWireStreamEndCause?>(nil)
+    /// Set once `cause` is: the data thread asks on every cycle, and an atomic load costs less than a lock.
+    private let ended = Atomic<Bool>(false)
     private let lastActivity = Atomic<UInt64>(0)
     private var watchdog: LoopTimer?
 
@@ -32,6 +34,7 @@ final class StreamLifecycle<Event: Sendable>: @unchecked Sendable {
         let first = cause.withLock { c in
             guard c == nil else { return false }
             c = endCause
+            ended.store(true, ordering: .releasing)
             return true
         }
         guard first else { return false }
@@ -56,7 +59,7 @@ final class StreamLifecycle<Event: Sendable>: @unchecked Sendable {
     }
 
     var endCause: PipeWireStreamEndCause? { cause.withLock { $0 } }
-    var hasEnded: Bool { cause.withLock { $0 != nil } }
+    var hasEnded: Bool { ended.load(ordering: .acquiring) }
 
     /// Records that a buffer arrived now (cheap: one atomic store).
     func noteActivity(_ now: UInt64 = monotonicNanoseconds()) {

@@ -42,7 +42,7 @@ import Synchronization
 /// "DMA-BUFs" are memfds (no GPU here): the negotiation and the mmap path are proven, a GPU's buffers are not.
 public final class VideoCaptureStream: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `handle`, `lender`, `stopping`, `format`, `modifier`, `offersDmaBuf`,
-    // `dmaBufMappings`, `pool`, `cursor`, `lastFrame` and `sequence` are only touched under `frameLock` (the
+    // `dmaBufMappings`, `pool`, `cursor`, `lastFrame`, `sequence` and `frameCounts` are only touched under `frameLock` (the
     // data thread's `process` and the loop thread's callbacks and teardown share them); `handle` is also read
     // without it on the loop thread, where it is written (under both locks). `shared` is a Mutex; everything
     // else is immutable.
@@ -54,19 +54,25 @@ public final class VideoCaptureStream: @unchecked Sendable {
     private let lifecycle: StreamLifecycle<VideoCaptureEvent>
     private let shared = Mutex(Shared())
     private let frameLock = Mutex(())
-    private var handle: StreamHandle?
-    private var lender: BufferLender?
-    private var stopping = false
-    private var format: VideoFormat?
+    // The frame lock makes accesses exclusive, so these skip the runtime's exclusivity check
+    // (`swift_beginAccess`, a thread-local lookup each): on the data thread every access starts from cold
+    // caches (bench/README.md, capture).
+    @exclusivity(unchecked) private var handle: StreamHandle?
+    @exclusivity(unchecked) private var lender: BufferLender?
+    @exclusivity(unchecked) private var stopping = false
+    @exclusivity(unchecked) private var format: VideoFormat?
     /// The modifier of the current format (nil: shared memory), and whether DMA-BUF formats are still
     /// offered (false after a refusal: the stream keeps to shared memory from then on).
-    private var modifier: VideoParams.NegotiatedModifier?
-    private var offersDmaBuf: Bool
+    @exclusivity(unchecked) private var modifier: VideoParams.NegotiatedModifier?
+    @exclusivity(unchecked) private var offersDmaBuf: Bool
     private let dmaBufMappings = DmaBufMappings()
-    private var pool: [FrameStorage] = []
-    private var cursor: CursorState?
-    private var lastFrame: VideoFrame?
-    private var sequence: UInt64 = 0
+    @exclusivity(unchecked) private var pool: [FrameStorage] = []
+    @exclusivity(unchecked) private var cursor: CursorState?
+    @exclusivity(unchecked) private var lastFrame: VideoFrame?
+    @exclusivity(unchecked) private var sequence: UInt64 = 0
+    /// The frame path's counters, kept under the frame lock (one lock per cycle, not two); `statistics` adds
+    /// them to the rest.
+    @exclusivity(unchecked) private var frameCounts = VideoCaptureStatistics()
 
     private struct Shared {
         var state: PipeWireStreamState = .unconnected
@@ -116,7 +122,20 @@ public final class VideoCaptureStream: @unchecked Sendable {
     public var nodeID: UInt32? { shared.withLock { $0.nodeID } }
 
     /// Counters so far.
-    public var statistics: VideoCaptureStatistics { shared.withLock { $0.statistics } }
+    public var statistics: VideoCaptureStatistics {
+        var s = shared.withLock { $0.statistics }
+        let c = frameLock.withLock { _ in frameCounts }
+        s.buffersReceived += c.buffersReceived
+        s.skippedStale += c.skippedStale
+        s.skippedCorrupted += c.skippedCorrupted
+        s.skippedInvalid += c.skippedInvalid
+        s.skippedNoStorage += c.skippedNoStorage
+        s.framesDelivered += c.framesDelivered
+        s.cursorUpdates += c.cursorUpdates
+        s.framesBorrowed += c.framesBorrowed
+        s.framesFromDmaBuf += c.framesFromDmaBuf
+        return s
+    }
 
     /// Why the stream ended, or nil while it runs.
     public var endCause: PipeWireStreamEndCause? { lifecycle.endCause }
@@ -430,8 +449,11 @@ extension VideoCaptureStream {
                          now: UInt64) -> (frame: VideoFrame?, lent: UnsafeMutablePointer<pw_buffer>?) {
         var counts = Counts()
         var lentBuffer: UnsafeMutablePointer<pw_buffer>?
-        var newest: (pw: UnsafeMutablePointer<pw_buffer>, buffer: UnsafeMutablePointer<spa_buffer>,
-                     header: UnsafeMutablePointer<spa_meta_header>?)?
+        // The newest buffer with pixels, as three plain values (an optional tuple is copied through the
+        // runtime's generic value witnesses, which a cold data thread pays for).
+        var newestPW: UnsafeMutablePointer<pw_buffer>?
+        var newestBuffer: UnsafeMutablePointer<spa_buffer>?
+        var newestHeader: UnsafeMutablePointer<spa_meta_header>?
         var sawMetadataOnly = false
         var cursorChanged = false
         let ended = lifecycle.hasEnded
@@ -464,44 +486,46 @@ extension VideoCaptureStream {
                 sawMetadataOnly = true
                 continue
             }
-            if newest != nil { counts.stale += 1 }
-            newest = (pwBuffer, spaBuffer, header)
+            if newestPW != nil { counts.stale += 1 }
+            newestPW = pwBuffer
+            newestBuffer = spaBuffer
+            newestHeader = header
         }
         defer {
-            let c = counts
-            update { s in
-                s.statistics.buffersReceived += buffers.count
-                s.statistics.skippedStale += c.stale
-                s.statistics.skippedCorrupted += c.corrupted
-                s.statistics.skippedInvalid += c.invalid
-                s.statistics.skippedNoStorage += c.noStorage
-                s.statistics.framesDelivered += c.delivered
-                s.statistics.cursorUpdates += c.cursorOnly
-                s.statistics.framesBorrowed += c.borrowed
-                s.statistics.framesFromDmaBuf += c.dmaBuf
-            }
+            frameCounts.buffersReceived += buffers.count
+            frameCounts.skippedStale += counts.stale
+            frameCounts.skippedCorrupted += counts.corrupted
+            frameCounts.skippedInvalid += counts.invalid
+            frameCounts.skippedNoStorage += counts.noStorage
+            frameCounts.framesDelivered += counts.delivered
+            frameCounts.cursorUpdates += counts.cursorOnly
+            frameCounts.framesBorrowed += counts.borrowed
+            frameCounts.framesFromDmaBuf += counts.dmaBuf
         }
         sequence &+= UInt64(counts.stale)
         if ended { return (nil, nil) }
         var made: VideoFrame?
-        if let newest {
+        if let newestPW, let newestBuffer {
             sequence &+= 1
             lastFrame = nil   // let go of a buffer it may borrow before lending the next one,
             lender?.queueReturned()   // and queue it, unless a sink still holds it
             guard let format else { counts.invalid += 1; return (nil, nil) }
-            let timestamp = Self.timestamp(header: newest.header, stream: stream, now: now)
-            switch frame(newest.pw, newest.buffer, format: format, timestamp: timestamp) {
-            case .success(let (frame, borrowed)):
+            let timestamp = Self.timestamp(header: newestHeader, stream: stream, now: now)
+            switch frame(newestPW, newestBuffer, format: format, timestamp: timestamp) {
+            case .borrowed(let frame):
                 counts.delivered += 1
-                if newest.buffer.pointee.datas[0].type == SPA_DATA_DmaBuf.rawValue { counts.dmaBuf += 1 }
-                if borrowed {
-                    counts.borrowed += 1
-                    lentBuffer = newest.pw
-                }
+                counts.borrowed += 1
+                if newestBuffer.pointee.datas[0].type == SPA_DATA_DmaBuf.rawValue { counts.dmaBuf += 1 }
+                lentBuffer = newestPW
                 lastFrame = frame
                 made = frame
-            case .failure(.noStorage): counts.noStorage += 1
-            case .failure(.invalid): counts.invalid += 1
+            case .copied(let frame):
+                counts.delivered += 1
+                if newestBuffer.pointee.datas[0].type == SPA_DATA_DmaBuf.rawValue { counts.dmaBuf += 1 }
+                lastFrame = frame
+                made = frame
+            case .noStorage: counts.noStorage += 1
+            case .invalid: counts.invalid += 1
             }
         } else if sawMetadataOnly, cursorChanged, var frame = lastFrame {
             sequence &+= 1
@@ -515,36 +539,42 @@ extension VideoCaptureStream {
         return (made, lentBuffer)
     }
 
-    private enum CopyFailure: Error { case noStorage, invalid }
+    /// What `frame` made of a buffer (a plain enum: a `Result` of a tuple is copied through generic value
+    /// witnesses).
+    private enum MadeFrame {
+        case borrowed(VideoFrame)
+        case copied(VideoFrame)
+        case noStorage
+        case invalid
+    }
 
-    /// The frame in `buffer`: borrowing it when the lender can, else copied. `borrowed` says which.
+    /// The frame in `buffer`: borrowing it when the lender can, else copied.
     private func frame(_ pwBuffer: UnsafeMutablePointer<pw_buffer>, _ buffer: UnsafeMutablePointer<spa_buffer>,
-                       format: VideoFormat, timestamp: UInt64) -> Result<(VideoFrame, borrowed: Bool), CopyFailure> {
+                       format: VideoFormat, timestamp: UInt64) -> MadeFrame {
         let data = buffer.pointee.datas[0]
-        guard let chunk = data.chunk?.pointee else { return .failure(.invalid) }
+        guard let chunk = data.chunk?.pointee else { return .invalid }
         let rowBytes = format.minimumStride
         let sourceStride = chunk.stride > 0 ? Int(chunk.stride) : rowBytes
         let offset = Int(chunk.offset % max(data.maxsize, 1))
         let needed = sourceStride * (format.height - 1) + rowBytes
         guard chunk.stride >= 0, sourceStride >= rowBytes, Int(chunk.size) >= needed,
-              offset + needed <= Int(data.maxsize) else { return .failure(.invalid) }
+              offset + needed <= Int(data.maxsize) else { return .invalid }
         // A DMA-BUF is read only when the linear modifier was fixated (others are refused in negotiation).
         let dmaBuf = DmaBufAccess(data)
-        if dmaBuf != nil, modifier != .fixed(.linear) { return .failure(.invalid) }
+        if dmaBuf != nil, modifier != .fixed(.linear) { return .invalid }
         let crop = BufferMetadata.crop(buffer, width: format.width, height: format.height)
         if let lender, let storage = lender.lend(pwBuffer, offset: offset, byteCount: sourceStride * format.height) {
-            return .success((VideoFrame(format: format, stride: sourceStride, timestamp: timestamp, sequence: sequence,
-                                        crop: crop, cursor: options.cursorMetadata ? cursor : nil, storage: storage),
-                             true))
+            return .borrowed(VideoFrame(format: format, stride: sourceStride, timestamp: timestamp, sequence: sequence,
+                                        crop: crop, cursor: options.cursorMetadata ? cursor : nil, storage: storage))
         }
         // The range was checked against `maxsize` above, which is also the size of the lender's mapping.
         // MAP_BUFFERS maps memfds only: a DMA-BUF is read from the lender's or our own mapping.
         guard let base = data.data.map(UnsafeRawPointer.init) ?? lender?.mappedData(pwBuffer)
                 ?? dmaBufMappings.data(pwBuffer) else {
-            return .failure(.invalid)
+            return .invalid
         }
         let byteCount = rowBytes * format.height
-        guard let storage = storage(byteCount: byteCount) else { return .failure(.noStorage) }
+        guard let storage = storage(byteCount: byteCount) else { return .noStorage }
         dmaBuf?.beginRead()
         defer { dmaBuf?.endRead() }
         let source = UnsafeRawPointer(base).advanced(by: offset)
@@ -556,9 +586,8 @@ extension VideoCaptureStream {
                                                                       byteCount: rowBytes)
             }
         }
-        return .success((VideoFrame(format: format, stride: rowBytes, timestamp: timestamp, sequence: sequence,
-                                    crop: crop, cursor: options.cursorMetadata ? cursor : nil, storage: storage),
-                         false))
+        return .copied(VideoFrame(format: format, stride: rowBytes, timestamp: timestamp, sequence: sequence,
+                                  crop: crop, cursor: options.cursorMetadata ? cursor : nil, storage: storage))
     }
 
     /// From the provider, or the own pool: a storage nobody else holds (`isKnownUniquelyReferenced`).

@@ -1,0 +1,31 @@
+import Glibc
+
+/// A counting semaphore on a POSIX `sem_t`: how the data thread wakes the delivery thread.
+///
+/// Not `DispatchSemaphore`: the data thread signals once per frame after sleeping 16 ms, and every page of
+/// code it runs then is cold (bench/README.md, capture). Dispatch's semaphore reaches the same `sem_post`
+/// through the Swift overlay and libdispatch, two more libraries' pages per frame.
+final class ThreadWakeup: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `semaphore` is allocated in init, freed in deinit, and used only
+    // through the thread-safe sem_* calls in between.
+    private let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+
+    init() {
+        sem_init(semaphore, 0, 0)
+    }
+
+    deinit {
+        sem_destroy(semaphore)
+        semaphore.deallocate()
+    }
+
+    /// Wakes one waiter, or lets the next `wait()` return at once.
+    func signal() {
+        sem_post(semaphore)
+    }
+
+    /// Waits for a `signal()` (one each); a signal interrupting the wait does not end it.
+    func wait() {
+        while sem_wait(semaphore) != 0, errno == EINTR {}
+    }
+}
