@@ -46,27 +46,28 @@ struct consumer {
 	atomic_int running;
 };
 
-static int index_of(struct consumer *c, struct pw_buffer *b)
+/* A buffer's index + 1 rides in its user_data (0: not known). */
+static int index_of(struct pw_buffer *b)
 {
-	for (int i = 0; i < c->buffer_count; i++)
-		if (c->buffers[i] == b)
-			return i;
-	return -1;
+	return (int)(intptr_t)b->user_data - 1;
 }
 
 static void on_add_buffer(void *data, struct pw_buffer *b)
 {
 	struct consumer *c = data;
-	if (c->buffer_count < MAX_BUFFERS)
-		c->buffers[c->buffer_count++] = b;
+	if (c->buffer_count < MAX_BUFFERS) {
+		c->buffers[c->buffer_count] = b;
+		b->user_data = (void *)(intptr_t)(++c->buffer_count);
+	}
 }
 
 static void on_remove_buffer(void *data, struct pw_buffer *b)
 {
 	struct consumer *c = data;
-	int i = index_of(c, b);
+	int i = index_of(b);
 	if (i >= 0)
 		c->buffers[i] = NULL;
+	b->user_data = NULL;
 }
 
 static void on_process(void *data)
@@ -115,7 +116,7 @@ static void *deliver(void *data)
 		if (d->data)
 			(void)*(volatile uint8_t *)d->data;
 		c->delivered++;
-		int i = index_of(c, b);
+		int i = index_of(b);
 		if (i >= 0)
 			atomic_fetch_or_explicit(&c->released, 1ull << i, memory_order_release);
 	}
