@@ -71,7 +71,7 @@ public final class VideoCaptureStream: @unchecked Sendable {
     @exclusivity(unchecked) private var lastFrame: VideoFrame?
     @exclusivity(unchecked) private var sequence: UInt64 = 0
     /// The frame path's counters, kept under the frame lock (one lock per cycle, not two); `statistics` adds
-    /// them to the rest.
+    /// the modifiers (in `shared`).
     @exclusivity(unchecked) private var frameCounts = VideoCaptureStatistics()
 
     private struct Shared {
@@ -123,17 +123,8 @@ public final class VideoCaptureStream: @unchecked Sendable {
 
     /// Counters so far.
     public var statistics: VideoCaptureStatistics {
-        var s = shared.withLock { $0.statistics }
-        let c = frameLock.withLock { _ in frameCounts }
-        s.buffersReceived += c.buffersReceived
-        s.skippedStale += c.skippedStale
-        s.skippedCorrupted += c.skippedCorrupted
-        s.skippedInvalid += c.skippedInvalid
-        s.skippedNoStorage += c.skippedNoStorage
-        s.framesDelivered += c.framesDelivered
-        s.cursorUpdates += c.cursorUpdates
-        s.framesBorrowed += c.framesBorrowed
-        s.framesFromDmaBuf += c.framesFromDmaBuf
+        var s = frameLock.withLock { _ in frameCounts }
+        (s.modifier, s.refusedModifiers) = shared.withLock { ($0.statistics.modifier, $0.statistics.refusedModifiers) }
         return s
     }
 
@@ -437,17 +428,12 @@ extension VideoCaptureStream: PipeWireCoreObserver {}
 // MARK: - the frame path
 
 extension VideoCaptureStream {
-    private struct Counts {
-        var stale = 0, corrupted = 0, invalid = 0, noStorage = 0, delivered = 0, cursorOnly = 0, borrowed = 0
-        var dmaBuf = 0
-    }
-
     /// Picks the newest buffer with pixels among `buffers` (oldest first), applies cursor metadata, and makes
     /// its frame, borrowed or copied. Returns the frame to hand on, and the buffer lent to it, which the
     /// caller must not requeue; the caller requeues every other one.
     private func process(_ buffers: UnsafeMutableBufferPointer<UnsafeMutablePointer<pw_buffer>>, stream: OpaquePointer,
                          now: UInt64) -> (frame: VideoFrame?, lent: UnsafeMutablePointer<pw_buffer>?) {
-        var counts = Counts()
+        var stale = 0
         var lentBuffer: UnsafeMutablePointer<pw_buffer>?
         // The newest buffer with pixels, as three plain values (an optional tuple is copied through the
         // runtime's generic value witnesses, which a cold data thread pays for).
@@ -458,7 +444,7 @@ extension VideoCaptureStream {
         var cursorChanged = false
         let ended = lifecycle.hasEnded
         for pwBuffer in buffers {
-            guard let spaBuffer = pwBuffer.pointee.buffer else { counts.invalid += 1; continue }
+            guard let spaBuffer = pwBuffer.pointee.buffer else { frameCounts.skippedInvalid += 1; continue }
             if options.cursorMetadata {
                 switch BufferMetadata.cursor(in: spaBuffer, previous: cursor) {
                 case .absent: break
@@ -474,58 +460,49 @@ extension VideoCaptureStream {
                                                    MemoryLayout<spa_meta_header>.size)?
                 .assumingMemoryBound(to: spa_meta_header.self)
             guard spaBuffer.pointee.n_datas > 0, let chunk = spaBuffer.pointee.datas[0].chunk else {
-                counts.invalid += 1
+                frameCounts.skippedInvalid += 1
                 continue
             }
             if (chunk.pointee.flags & Int32(bitPattern: CPW_CHUNK_FLAG_CORRUPTED)) != 0
                 || (header.map { $0.pointee.flags & CPW_META_HEADER_FLAG_CORRUPTED } ?? 0) != 0 {
-                counts.corrupted += 1
+                frameCounts.skippedCorrupted += 1
                 continue
             }
             if chunk.pointee.size == 0 {
                 sawMetadataOnly = true
                 continue
             }
-            if newestPW != nil { counts.stale += 1 }
+            if newestPW != nil { stale += 1 }
             newestPW = pwBuffer
             newestBuffer = spaBuffer
             newestHeader = header
         }
-        defer {
-            frameCounts.buffersReceived += buffers.count
-            frameCounts.skippedStale += counts.stale
-            frameCounts.skippedCorrupted += counts.corrupted
-            frameCounts.skippedInvalid += counts.invalid
-            frameCounts.skippedNoStorage += counts.noStorage
-            frameCounts.framesDelivered += counts.delivered
-            frameCounts.cursorUpdates += counts.cursorOnly
-            frameCounts.framesBorrowed += counts.borrowed
-            frameCounts.framesFromDmaBuf += counts.dmaBuf
-        }
-        sequence &+= UInt64(counts.stale)
+        frameCounts.buffersReceived += buffers.count
+        frameCounts.skippedStale += stale
+        sequence &+= UInt64(stale)
         if ended { return (nil, nil) }
         var made: VideoFrame?
         if let newestPW, let newestBuffer {
             sequence &+= 1
             lastFrame = nil   // let go of a buffer it may borrow before lending the next one,
             lender?.queueReturned()   // and queue it, unless a sink still holds it
-            guard let format else { counts.invalid += 1; return (nil, nil) }
+            guard let format else { frameCounts.skippedInvalid += 1; return (nil, nil) }
             let timestamp = Self.timestamp(header: newestHeader, stream: stream, now: now)
             switch frame(newestPW, newestBuffer, format: format, timestamp: timestamp) {
             case .borrowed(let frame):
-                counts.delivered += 1
-                counts.borrowed += 1
-                if newestBuffer.pointee.datas[0].type == SPA_DATA_DmaBuf.rawValue { counts.dmaBuf += 1 }
+                frameCounts.framesDelivered += 1
+                frameCounts.framesBorrowed += 1
+                if newestBuffer.pointee.datas[0].type == SPA_DATA_DmaBuf.rawValue { frameCounts.framesFromDmaBuf += 1 }
                 lentBuffer = newestPW
                 lastFrame = frame
                 made = frame
             case .copied(let frame):
-                counts.delivered += 1
-                if newestBuffer.pointee.datas[0].type == SPA_DATA_DmaBuf.rawValue { counts.dmaBuf += 1 }
+                frameCounts.framesDelivered += 1
+                if newestBuffer.pointee.datas[0].type == SPA_DATA_DmaBuf.rawValue { frameCounts.framesFromDmaBuf += 1 }
                 lastFrame = frame
                 made = frame
-            case .noStorage: counts.noStorage += 1
-            case .invalid: counts.invalid += 1
+            case .noStorage: frameCounts.skippedNoStorage += 1
+            case .invalid: frameCounts.skippedInvalid += 1
             }
         } else if sawMetadataOnly, cursorChanged, var frame = lastFrame {
             sequence &+= 1
@@ -533,7 +510,7 @@ extension VideoCaptureStream {
             frame.sequence = sequence
             frame.timestamp = now
             lastFrame = frame
-            counts.cursorOnly += 1
+            frameCounts.cursorUpdates += 1
             made = frame
         }
         return (made, lentBuffer)
