@@ -177,15 +177,16 @@ int main(int argc, char *argv[])
 	while (!stop)
 		pause();
 
-	pw_thread_loop_lock(c.loop);
-	pw_stream_destroy(c.stream);
-	pw_thread_loop_unlock(c.loop);
-	pw_thread_loop_stop(c.loop);
+	/* The delivery thread goes first: it may be reading a buffer the stream's destruction frees. */
 	if (c.handoff) {
 		atomic_store(&c.running, 0);
 		sem_post(&c.wakeup);
 		pthread_join(delivery, NULL);
 	}
+	pw_thread_loop_lock(c.loop);
+	pw_stream_destroy(c.stream);
+	pw_thread_loop_unlock(c.loop);
+	pw_thread_loop_stop(c.loop);
 	printf("floor %s: %lu frames taken, %lu delivered\n", argv[2], c.taken, c.delivered);
 	pw_thread_loop_destroy(c.loop);
 	return 0;

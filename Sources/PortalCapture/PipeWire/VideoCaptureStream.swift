@@ -42,10 +42,9 @@ import Synchronization
 /// "DMA-BUFs" are memfds (no GPU here): the negotiation and the mmap path are proven, a GPU's buffers are not.
 public final class VideoCaptureStream: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `handle`, `lender`, `stopping`, `format`, `modifier`, `offersDmaBuf`,
-    // `dmaBufMappings`, `pool`, `cursor`, `lastFrame`, `sequence` and `frameCounts` are only touched under `frameLock` (the
-    // data thread's `process` and the loop thread's callbacks and teardown share them); `handle` is also read
-    // without it on the loop thread, where it is written (under both locks). `shared` is a Mutex; everything
-    // else is immutable.
+    // `dmaBufMappings`, `pool`, `cursor`, `lastFrame`, `sequence` and `frameCounts` are only touched under
+    // `frameLock` (the data thread's `process` and the loop thread's callbacks and teardown share them; a
+    // teardown on the data thread clears `handle` there). `shared` is a Mutex; everything else is immutable.
     public let core: PipeWireCore
     public let target: PipeWireTarget
     public let options: VideoCaptureOptions
@@ -86,7 +85,8 @@ public final class VideoCaptureStream: @unchecked Sendable {
     /// - Parameters:
     ///   - storageProvider: returns a storage of at least the given byte count for the next frame, or nil to
     ///     skip it (counted); called on the thread running `process`, with the frame lock held (it must not
-    ///     block or call `stop()`). Without one the stream keeps its own pool.
+    ///     block, call `stop()` or read `statistics`, which takes that lock). Without one the stream keeps its
+    ///     own pool.
     ///   - eventHandler: called on the loop thread for each event (also in `events`).
     ///   - frameHandler: called on the thread running `process` (see the type's threading contract) with each
     ///     frame; must not block.
@@ -276,7 +276,7 @@ public final class VideoCaptureStream: @unchecked Sendable {
 
 extension VideoCaptureStream: StreamHandleOwner {
     func streamStateChanged(from old: PipeWireStreamState, to new: PipeWireStreamState, error: String?) {
-        let nodeID = handle?.stream.map { pw_stream_get_node_id($0) }
+        let nodeID = frameLock.withLock { _ in handle }?.stream.map { pw_stream_get_node_id($0) }
         update {
             $0.state = new
             if let nodeID, nodeID != CPW_ID_ANY { $0.nodeID = nodeID }
@@ -285,7 +285,7 @@ extension VideoCaptureStream: StreamHandleOwner {
     }
 
     func streamParamChanged(id: UInt32, param: UnsafePointer<spa_pod>?) {
-        guard id == SPA_PARAM_Format.rawValue, let stream = handle?.stream else { return }
+        guard id == SPA_PARAM_Format.rawValue, let stream = frameLock.withLock({ _ in handle })?.stream else { return }
         guard let param else {   // the format was cleared (unlinked)
             frameLock.withLock { _ in
                 format = nil
