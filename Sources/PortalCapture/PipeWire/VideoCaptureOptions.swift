@@ -74,7 +74,9 @@ public struct VideoCaptureOptions: Sendable, Equatable {
         /// handler then holds up only this thread: buffers arriving meanwhile wait in the stream, and the next
         /// `process` takes the newest of them (the older ones are counted in `skippedStale`). It still holds the
         /// loop lock while it runs: a handler that is slow all the time starves every other user of the lock,
-        /// `stop()` included (seconds, even minutes on a loaded machine, were measured in a test).
+        /// `stop()` included (seconds, even minutes on a loaded machine, were measured in a test). A sink that
+        /// keeps frames (40 ms each at 60 fps) gets fewer of them here than on the data thread: 40 a second
+        /// instead of 60, a PipeWire behaviour a plain C consumer shows too (docs/pipewire.md).
         case loop
     }
 
