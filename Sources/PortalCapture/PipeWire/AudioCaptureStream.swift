@@ -120,13 +120,9 @@ public final class AudioCaptureStream: @unchecked Sendable {
             // outside its own `process`, runs on another thread with the parts it needs, not `self`. While this
             // runs no loop-thread callback can: each holds the object, and this one is going away.
             stopping = true
-            let going = handle, lifecycle = lifecycle
+            let going = handle
             handle = nil
-            guard let going else {
-                lifecycle.end(cause)
-                return
-            }
-            going.destroyElsewhere(core: core, before: { lifecycle.stopWatchdog() }, then: { lifecycle.end(cause) })
+            lifecycle.end(cause, destroyingElsewhere: going, core: core)
             return
         }
         core.withLock {

@@ -87,4 +87,19 @@ final class StreamLifecycle<Event: Sendable>: @unchecked Sendable {
         watchdog?.destroy()
         watchdog = nil
     }
+
+    /// A stream's teardown on the data thread, where the loop lock must not be waited for: `handle` (nil when
+    /// already gone) is destroyed on another thread (`StreamHandle.destroyElsewhere`), which stops the watchdog
+    /// and runs `before` under the loop lock first; the end with `cause` is reported after.
+    func end(_ cause: PipeWireStreamEndCause, destroyingElsewhere handle: StreamHandle?, core: PipeWireCore,
+             before: @escaping @Sendable () -> Void = {}) {
+        guard let handle else {
+            end(cause)
+            return
+        }
+        handle.destroyElsewhere(core: core, before: { [self] in
+            stopWatchdog()
+            before()
+        }, then: { [self] in end(cause) })
+    }
 }

@@ -77,7 +77,9 @@ public final class VideoCaptureStream: @unchecked Sendable {
         var state: PipeWireStreamState = .unconnected
         var format: VideoFormat?
         var nodeID: UInt32?
-        var statistics = VideoCaptureStatistics()
+        /// The statistics kept here rather than in `frameCounts` (changed on the loop thread).
+        var modifier: DRMFormatModifier?
+        var refusedModifiers: [DRMFormatModifier] = []
     }
 
     /// Creates the stream on `core` and connects it to `target` (`pw_stream_connect`).
@@ -124,7 +126,7 @@ public final class VideoCaptureStream: @unchecked Sendable {
     /// Counters so far.
     public var statistics: VideoCaptureStatistics {
         var s = frameLock.withLock { _ in frameCounts }
-        (s.modifier, s.refusedModifiers) = shared.withLock { ($0.statistics.modifier, $0.statistics.refusedModifiers) }
+        (s.modifier, s.refusedModifiers) = shared.withLock { ($0.modifier, $0.refusedModifiers) }
         return s
     }
 
@@ -256,15 +258,10 @@ public final class VideoCaptureStream: @unchecked Sendable {
             self.lender = nil
             lastFrame = nil
         }
-        let lifecycle = lifecycle, lenderToClose = lender
-        guard let going else {
-            lifecycle.end(cause)
-            return
-        }
-        going.destroyElsewhere(core: core, before: {
-            lifecycle.stopWatchdog()
+        let lenderToClose = lender
+        lifecycle.end(cause, destroyingElsewhere: going, core: core, before: {
             lenderToClose?.close()   // before the stream goes: frames still out keep their mapping, never requeue
-        }, then: { lifecycle.end(cause) })
+        })
     }
 
     private func update(_ body: (inout Shared) -> Void) {
@@ -291,7 +288,7 @@ extension VideoCaptureStream: StreamHandleOwner {
                 format = nil
                 modifier = nil
             }
-            update { $0.format = nil; $0.statistics.modifier = nil }
+            update { $0.format = nil; $0.modifier = nil }
             return
         }
         let newFormat: VideoFormat
@@ -314,7 +311,7 @@ extension VideoCaptureStream: StreamHandleOwner {
             return changed
         }
         let fixed: DRMFormatModifier? = if case .fixed(let m) = newModifier { m } else { nil }
-        update { $0.format = newFormat; $0.statistics.modifier = fixed }
+        update { $0.format = newFormat; $0.modifier = fixed }
         // Frames borrow buffers until the sinks let go, and `buffersLeftToProducer` always stay with the
         // producer; a frame is copied only when more are out. Buffers live in the producer's memory (a memfd),
         // so more of them cost this process address space, not copies.
@@ -352,7 +349,7 @@ extension VideoCaptureStream: StreamHandleOwner {
             modifier = .fixed(refused)
             enumFormats(into: b)
         }
-        update { $0.statistics.refusedModifiers.append(refused); $0.statistics.modifier = nil }
+        update { $0.refusedModifiers.append(refused); $0.modifier = nil }
         do throws(PipeWireError) {
             let rc = try b.withPods("the shared-memory EnumFormat") { pods, count throws(PipeWireError) in
                 pw_stream_update_params(stream, pods, count)
@@ -488,16 +485,14 @@ extension VideoCaptureStream {
             lender?.queueReturned()   // and queue it, unless a sink still holds it
             guard let format else { frameCounts.skippedInvalid += 1; return (nil, nil) }
             let timestamp = Self.timestamp(header: newestHeader, stream: stream, now: now)
-            switch frame(newestPW, newestBuffer, format: format, timestamp: timestamp) {
-            case .borrowed(let frame):
+            let result = frame(newestPW, newestBuffer, format: format, timestamp: timestamp)
+            switch result {
+            case .borrowed(let frame), .copied(let frame):
                 frameCounts.framesDelivered += 1
-                frameCounts.framesBorrowed += 1
-                if newestBuffer.pointee.datas[0].type == SPA_DATA_DmaBuf.rawValue { frameCounts.framesFromDmaBuf += 1 }
-                lentBuffer = newestPW
-                lastFrame = frame
-                made = frame
-            case .copied(let frame):
-                frameCounts.framesDelivered += 1
+                if case .borrowed = result {
+                    frameCounts.framesBorrowed += 1
+                    lentBuffer = newestPW
+                }
                 if newestBuffer.pointee.datas[0].type == SPA_DATA_DmaBuf.rawValue { frameCounts.framesFromDmaBuf += 1 }
                 lastFrame = frame
                 made = frame
