@@ -63,6 +63,25 @@ struct LastCommandTests {
         #expect(bare.status == 0 && bare.stdout == text.stdout, "\(bare.stdout)")
     }
 
+    @Test("last save follows the policy's output-dirs: outside them exit 4 and nothing written, inside saved")
+    func saveFollowsOutputDirs() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        try await Self.keepRecording(in: home)
+        let allowed = home.root.appendingPathComponent("allowed"), elsewhere = home.root.appendingPathComponent("elsewhere")
+        for dir in [allowed, elsewhere] { try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) }
+        try home.writeUserPolicy("[defaults]\noutput-dirs = \(allowed.path)\n")
+
+        let refused = try await Pwrecord.run(["last", "save", elsewhere.appendingPathComponent("x.mkv").path], environment: home.env)
+        #expect(refused.status == 4, "\(refused.stderr)")
+        #expect(refused.stderr.contains("does not allow saving recordings in \(elsewhere.path)"), "\(refused.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
+
+        let saved = try await Pwrecord.run(["last", "save", allowed.appendingPathComponent("x.mkv").path], environment: home.env)
+        #expect(saved.status == 0, "\(saved.stderr)")
+        #expect(try MediaTool.duration(allowed.appendingPathComponent("x.mkv").path) > 1.5)
+    }
+
     @Test("last open hands the kept file to xdg-open, the first one on PATH")
     func openUsesXdgOpen() async throws {
         let home = try TestHome()

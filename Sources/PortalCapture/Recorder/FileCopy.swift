@@ -1,14 +1,13 @@
 import Foundation
 
 /// Copies a file with plain read/write so that a full disk is told apart from other failures (`ENOSPC`,
-/// `EDQUOT` become `insufficientStorage`). The copy is created 0600 and fsynced.
+/// `EDQUOT` become `insufficientStorage`). The target is a descriptor the caller created (see `PrivateFile`)
+/// and closes; it is fsynced.
 enum FileCopy {
-    static func copy(from source: String, to target: String, displayPath: String) throws(RecordingError) {
+    static func copy(from source: String, into output: Int32, displayPath: String) throws(RecordingError) {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw .filePermissions(path: source, reason: String(cString: strerror(errno))) }
         defer { close(input) }
-        let output = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard output >= 0 else { throw .filePermissions(path: displayPath, reason: String(cString: strerror(errno))) }
         var failure: RecordingError?
         let chunk = 1 << 20
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 16)
@@ -37,10 +36,6 @@ enum FileCopy {
         if failure == nil, fsync(output) != 0, errno == ENOSPC || errno == EDQUOT {
             failure = .insufficientStorage(path: displayPath)
         }
-        close(output)
-        if let failure {
-            unlink(target)
-            throw failure
-        }
+        if let failure { throw failure }
     }
 }

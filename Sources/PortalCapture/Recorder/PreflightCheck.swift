@@ -25,7 +25,9 @@ struct PreflightCheck {
         if let output = options.output {
             try checkOutput(output)
         }
+        try checkSinkOutputs()
         if keepsFile {
+            try checkStoreLocation()
             let dir = try configuration.store.directory(for: appID)
             if let free = Self.freeBytes(dir.path), free < configuration.minimumFreeBytes {
                 throw .insufficientStorage(path: dir.path)
@@ -35,9 +37,7 @@ struct PreflightCheck {
 
     private func checkOutput(_ output: URL) throws(RecordingError) {
         let dir = output.deletingLastPathComponent().path
-        guard decision.allowsOutput(output.path) else {
-            throw .disabled(reason: "the policy does not allow saving recordings in \(dir) (allowed: \(decision.allowedOutputDirs?.joined(separator: ", ") ?? "anywhere"))")
-        }
+        guard decision.allowsOutput(output.path) else { throw .disabled(reason: OutputPlace.refusal(dir, decision)) }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
             throw .filePermissions(path: output.path, reason: "the folder \(dir) does not exist")
@@ -50,6 +50,41 @@ struct PreflightCheck {
         }
         if let free = Self.freeBytes(dir), free < configuration.minimumFreeBytes {
             throw .insufficientStorage(path: output.path)
+        }
+    }
+
+    /// The kept recording is written below the store's root, the user's private state: under `output-dirs`
+    /// that root must be the default one (below the passwd home, which no environment variable moves) or an
+    /// allowed folder, so that `XDG_STATE_HOME` cannot carry recordings somewhere the policy forbids.
+    private func checkStoreLocation() throws(RecordingError) {
+        guard decision.allowedOutputDirs != nil else { return }
+        let root = configuration.store.root.path
+        if let standard = StateDirectory.privateDefault("recordings"),
+           PolicyPath.resolve(standard.path) == PolicyPath.resolve(root) { return }
+        guard decision.allowsOutput(root + "/recording") else {
+            throw .disabled(reason: "the policy allows recordings only in \(OutputPlace.allowed(decision)), and the kept "
+                + "recordings' folder \(root) (from XDG_STATE_HOME) is outside them; unset XDG_STATE_HOME, or "
+                + "record with -o into an allowed folder")
+        }
+    }
+
+    /// Files sinks are told to write (`output=`, the raw sink's `audio=`) are outputs too: under `output-dirs`
+    /// they must lie in an allowed folder, and standard output (`-`), which the shell may send anywhere, is refused.
+    private func checkSinkOutputs() throws(RecordingError) {
+        guard decision.allowedOutputDirs != nil else { return }
+        for text in options.sinks {
+            guard let spec = try? SinkSpec(parsing: text) else { continue }   // a bad spec fails later, with its own error
+            for key in OutputPlace.sinkOptionKeys {
+                guard let path = spec[key] else { continue }
+                if path == "-" {
+                    throw .disabled(reason: "the policy allows recordings only in \(OutputPlace.allowed(decision)), and "
+                        + "standard output can go anywhere ('\(spec.id):\(key)=-'); write to a file in an allowed folder")
+                }
+                guard decision.allowsOutput(path) else {
+                    throw .disabled(reason: OutputPlace.refusal(URL(fileURLWithPath: path).deletingLastPathComponent().path, decision)
+                        + " ('\(spec.id):\(key)=\(path)')")
+                }
+            }
         }
     }
 

@@ -14,28 +14,36 @@ public struct Recording: Sendable, Equatable {
         (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0
     }
 
-    /// Copies the recording to `destination` atomically (a temporary file in the destination directory, then a
-    /// link or rename): a reader never sees a partial file. Without `overwrite`, an existing destination is
-    /// an error and stays untouched. The copy is 0600, like the original. The kept recording stays.
+    /// Copies the recording to `destination` atomically (a new private file beside it, then a link or rename;
+    /// see `PrivateFile`): a reader never sees a partial file, and nothing planted at a guessable name is ever
+    /// written through. Without `overwrite`, an existing destination is an error and stays untouched. The copy
+    /// is 0600, like the original. The recording itself stays.
     public func save(to destination: URL, overwrite: Bool = false) throws(RecordingError) {
-        let dir = destination.deletingLastPathComponent()
         if !overwrite, FileManager.default.fileExists(atPath: destination.path) {
             throw .filePermissions(path: destination.path, reason: "the file exists (use --force to replace it)")
         }
-        let tmp = dir.appendingPathComponent(".\(destination.lastPathComponent).pwrecord-\(getpid())")
-        unlink(tmp.path)
-        defer { unlink(tmp.path) }
-        // A real copy, never a hard link: writing to the saved file must not change the kept recording.
-        try FileCopy.copy(from: file.path, to: tmp.path, displayPath: destination.path)
-        if overwrite {
-            guard rename(tmp.path, destination.path) == 0 else {
-                throw .filePermissions(path: destination.path, reason: String(cString: strerror(errno)))
-            }
-        } else if link(tmp.path, destination.path) != 0 {
-            let err = errno
-            throw .filePermissions(path: destination.path, reason: err == EEXIST
-                ? "the file exists (use --force to replace it)" : String(cString: strerror(err)))
+        let (tmp, fd) = try PrivateFile.createBeside(destination)
+        var placed = false
+        defer { if !placed { unlink(tmp.path) } }
+        do {
+            // A real copy, never a hard link: writing to the saved file must not change the kept recording.
+            try FileCopy.copy(from: file.path, into: fd, displayPath: destination.path)
+        } catch {
+            close(fd)
+            throw error
         }
+        close(fd)
+        try PrivateFile.moveIntoPlace(tmp, at: destination, overwrite: overwrite)
+        placed = true
+    }
+
+    /// `save(to:overwrite:)` where the policy's `output-dirs` allow it (the same rule as a recording's output);
+    /// `disabled` naming the allowed folders otherwise.
+    public func save(to destination: URL, overwrite: Bool = false, allowedBy decision: PolicyDecision) throws(RecordingError) {
+        guard decision.allowsOutput(destination.path) else {
+            throw .disabled(reason: OutputPlace.refusal(destination.deletingLastPathComponent().path, decision))
+        }
+        try save(to: destination, overwrite: overwrite)
     }
 
     /// Deletes the kept recording.

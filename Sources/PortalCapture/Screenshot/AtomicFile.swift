@@ -60,3 +60,12 @@ struct AtomicFile: ~Copyable {
         if !committed { unlink(temporaryPath) }
     }
 }
+
+/// Bytes written to a file in full or not at all, with mode 0600 (the portal's screenshot PNG, as it came).
+public enum ScreenshotFile {
+    public static func write(_ bytes: [UInt8], to path: String) throws(ScreenshotError) {
+        var file = try AtomicFile(path: path)
+        try file.write(bytes[...])
+        try file.commit()
+    }
+}

@@ -8,4 +8,12 @@ enum StateDirectory {
             ?? (FileManager.default.homeDirectoryForCurrentUser.path + "/.local/state")
         return URL(fileURLWithPath: state).appendingPathComponent("pwrecord/" + subdirectory)
     }
+
+    /// Where `url` is without `XDG_STATE_HOME`: below the home the passwd database gives the effective user,
+    /// which no environment variable moves (the policy trusts this place; see `PreflightCheck`). Nil when the
+    /// user has no passwd entry.
+    static func privateDefault(_ subdirectory: String) -> URL? {
+        guard let home = PolicyPasswdEntry(uid: geteuid())?.home, home.hasPrefix("/") else { return nil }
+        return URL(fileURLWithPath: home + "/.local/state/pwrecord/" + subdirectory)
+    }
 }

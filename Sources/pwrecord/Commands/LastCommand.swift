@@ -4,7 +4,7 @@ import PortalCapture
 /// `pwrecord last [info|save DEST|discard|open]`: the kept recording (ReplayKit's preview).
 enum LastCommand {
     static func run(_ parsed: ParsedCommand, config: UserConfig = UserConfig(), console: Console, appID: String = "pwrecord",
-                    store: RecordingStore = RecordingStore()) -> ExitCode {
+                    store: RecordingStore = RecordingStore(), policy: PolicyLocations = PolicyLocations()) -> ExitCode {
         let action = parsed.path.count > 2 ? parsed.path[2] : "info"
         guard let recording = store.kept(for: appID) else {
             console.error("there is no kept recording", hint: "record one with 'pwrecord record'")
@@ -13,11 +13,16 @@ enum LastCommand {
         switch action {
         case "save":
             let dest = config.outputURL(for: parsed.positionals[0])
-            do {
-                try recording.save(to: dest, overwrite: parsed.flag("force"))
+            do throws(RecordingError) {
+                // The policy's output-dirs govern saving as they govern recording with -o.
+                let decision: PolicyDecision
+                do { decision = Policy.load(policy).decision(for: try PolicySubject.current(appID: appID)) } catch {
+                    throw RecordingError.disabled(reason: "cannot tell who is saving, so the policy cannot be applied: \(error)")
+                }
+                try recording.save(to: dest, overwrite: parsed.flag("force"), allowedBy: decision)
             } catch {
                 console.error(error.description)
-                return .failure
+                return ExitCode(error)
             }
             console.out("saved \(dest.path)")
         case "discard":

@@ -34,7 +34,7 @@ enum ScreenshotCommand {
                 // The portal hands over a PNG: decoded, then written as a one-page PDF.
                 try PDFWriter().write(try PNGReader().decode(Array(shot.data)), to: output.path)
             } else {
-                try write(Array(shot.data), to: output)
+                try ScreenshotFile.write(Array(shot.data), to: output.path)
             }
             console.out("saved \(output.path)")
             return .success
@@ -104,16 +104,6 @@ enum ScreenshotCommand {
         } catch {
             console.error(error.description)
             return .failure
-        }
-    }
-
-    /// Writes `bytes` atomically with mode 0600.
-    static func write(_ bytes: [UInt8], to url: URL) throws {
-        let tmp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid())")
-        guard FileManager.default.createFile(atPath: tmp.path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]),
-              rename(tmp.path, url.path) == 0 else {
-            unlink(tmp.path)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
     }
 }

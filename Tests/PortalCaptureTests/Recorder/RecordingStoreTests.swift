@@ -62,8 +62,29 @@ struct RecordingStoreTests {
         #expect(try String(contentsOf: dest, encoding: .utf8) == "other")
         try rec.save(to: dest, overwrite: true)
         #expect(try String(contentsOf: dest, encoding: .utf8) == "movie")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: base.path).filter { $0.hasPrefix(".") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: base.path).filter { $0.contains("partial") }
         #expect(leftovers.isEmpty)
+    }
+
+    @Test("save never writes through a file or symlink planted where its temporary file could be guessed")
+    func saveIgnoresPlantedNames() throws {
+        let rec = try store.keep(try pending("app", bytes: "movie"), info: info("app"))
+        let shared = base.appendingPathComponent("shared")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
+        let victim = base.appendingPathComponent("victim.txt")
+        try Data("precious".utf8).write(to: victim)
+        // What an attacker sharing the folder would plant: the names a save used to write to (the process id
+        // is public), as a symlink to the victim's file and as a file the attacker owns.
+        let dest = shared.appendingPathComponent("out.mkv")
+        try FileManager.default.createSymbolicLink(atPath: shared.appendingPathComponent(".out.mkv.pwrecord-\(getpid())").path,
+                                                   withDestinationPath: victim.path)
+        try Data().write(to: shared.appendingPathComponent("out.partial-000000.mkv"))
+        try rec.save(to: dest)
+        #expect(try String(contentsOf: victim, encoding: .utf8) == "precious")
+        #expect(try String(contentsOf: dest, encoding: .utf8) == "movie")
+        #expect(try mode(dest.path) == 0o600)
+        var st = stat()
+        #expect(lstat(dest.path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG && st.st_uid == geteuid())
     }
 
     @Test("discard deletes the kept recording")

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Files pwrecord creates in folders other users may write to (an `-o` destination, `last save`): never at a
+/// name someone could have prepared. A new file is made by `mkstemps` (`O_CREAT | O_EXCL`, a random name,
+/// mode 0600), so a file or symlink planted in advance is never opened; the finished file is put in place
+/// with `link` (which refuses an existing destination) or, to replace one, `rename` (which replaces the
+/// name itself, never what a symlink there points to).
+enum PrivateFile {
+    /// Creates `<name>.partial-XXXXXX.<ext>` beside `destination` and returns its path and open descriptor
+    /// (the caller closes it). The name ends in the destination's extension so that a recording interrupted
+    /// before it was put in place still opens in a player.
+    static func createBeside(_ destination: URL) throws(RecordingError) -> (url: URL, fd: Int32) {
+        let dir = destination.deletingLastPathComponent().path
+        let ext = destination.pathExtension
+        let stem = ext.isEmpty ? destination.lastPathComponent : destination.deletingPathExtension().lastPathComponent
+        let suffix = ext.isEmpty ? "" : "." + ext
+        var template = Array("\(dir)/\(stem).partial-XXXXXX\(suffix)".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, Int32(suffix.utf8.count)) }
+        guard fd >= 0 else {
+            let err = errno
+            if err == ENOSPC || err == EDQUOT { throw .insufficientStorage(path: destination.path) }
+            throw .filePermissions(path: destination.path, reason: String(cString: strerror(err)))
+        }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        // mkstemps creates the file 0600 already; say it explicitly in case a libc does otherwise.
+        _ = fchmod(fd, 0o600)
+        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (URL(fileURLWithPath: path), fd)
+    }
+
+    /// Puts the finished `temporary` at `destination` (same folder). Without `overwrite` an existing
+    /// destination is an error and stays untouched; `temporary` then stays too.
+    static func moveIntoPlace(_ temporary: URL, at destination: URL, overwrite: Bool) throws(RecordingError) {
+        if overwrite {
+            guard rename(temporary.path, destination.path) == 0 else {
+                throw .filePermissions(path: destination.path, reason: String(cString: strerror(errno)))
+            }
+            return
+        }
+        guard link(temporary.path, destination.path) == 0 else {
+            let err = errno
+            throw .filePermissions(path: destination.path, reason: err == EEXIST
+                ? "the file exists (use --force to replace it)" : String(cString: strerror(err)))
+        }
+        unlink(temporary.path)
+    }
+
+    /// Why a folder is no place for a private file, or nil: writable by others without the sticky bit, anyone
+    /// could rename the file away (or replace it) while it is written.
+    static func unsafeFolderReason(_ dir: String) -> String? {
+        var st = stat()
+        guard stat(dir, &st) == 0 else { return nil }
+        guard st.st_mode & S_IWOTH != 0, st.st_mode & S_ISVTX == 0 else { return nil }
+        return "the folder \(dir) is writable by everyone (mode \(String(st.st_mode & 0o7777, radix: 8))) without "
+            + "the sticky bit, so anyone could replace the recording; choose a private folder"
+    }
+}

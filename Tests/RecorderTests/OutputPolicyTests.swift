@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import PortalCapture
+import Plugins
+import PortalTestSupport
+
+/// The policy's `output-dirs` governs every place a recording is written: `-o`, the files sinks are told to
+/// write, the kept recordings' folder, and `save`.
+@Suite("output-dirs covers every file a recording writes", .enabled(if: TestDesktop.isAvailable), .serialized)
+struct OutputPolicyTests {
+    /// A harness whose policy allows recordings only in `<root>/allowed` (the user file can only tighten).
+    func harness() async throws -> (RecorderHarness, URL) {
+        let h = try RecorderHarness()
+        let allowed = h.root.appendingPathComponent("allowed")
+        try FileManager.default.createDirectory(at: allowed, withIntermediateDirectories: true)
+        try h.writeUserPolicy("[defaults]\noutput-dirs = \(allowed.path)\n")
+        // The recorder's policy watcher picks the edit up.
+        #expect(await eventually { h.recorder.policyDecision.allowedOutputDirs == [allowed.path] })
+        return (h, allowed)
+    }
+
+    func disabledReason(_ body: () async throws -> Void) async -> String? {
+        do { try await body() } catch let error as RecordingError {
+            if case .disabled(let reason) = error { return reason }
+            Issue.record("expected disabled, got \(error)")
+        } catch { Issue.record("unexpected \(error)") }
+        return nil
+    }
+
+    @Test("a sink told to write outside the allowed folders is refused before consent, naming the option")
+    func sinkOutputOutside() async throws {
+        let (h, allowed) = try await harness()
+        let outside = h.root.appendingPathComponent("elsewhere/b.y4m").path
+        let options = RecordingOptions().output(allowed.appendingPathComponent("b.mkv")).sinks(["raw:output=\(outside)"])
+        let reason = await disabledReason { try await h.recorder.startRecording(options) }
+        #expect(reason?.contains("raw:output=\(outside)") == true, "\(reason ?? "")")
+        #expect(h.provider.startCalls == 0)
+    }
+
+    @Test("a sink writing to standard output is refused under output-dirs: the shell could send it anywhere")
+    func sinkStandardOutput() async throws {
+        let (h, allowed) = try await harness()
+        let options = RecordingOptions().output(allowed.appendingPathComponent("c.mkv")).sinks(["raw:output=-"])
+        let reason = await disabledReason { try await h.recorder.startRecording(options) }
+        #expect(reason?.contains("standard output") == true, "\(reason ?? "")")
+        #expect(h.provider.startCalls == 0)
+    }
+
+    @Test("a kept recording whose folder was moved outside the allowed ones (XDG_STATE_HOME) is refused before consent")
+    func keptFolderOutside() async throws {
+        let (h, _) = try await harness()   // the harness's store lies in <root>/state, not in <root>/allowed
+        let reason = await disabledReason { try await h.recorder.startRecording(RecordingOptions()) }
+        #expect(reason?.contains("XDG_STATE_HOME") == true, "\(reason ?? "")")
+        #expect(h.provider.startCalls == 0)
+        #expect(h.files(in: h.storeDir).isEmpty)
+    }
+
+    @Test("a kept recording in an allowed folder records, and saving it outside the allowed folders is refused")
+    func saveOutside() async throws {
+        let (h, allowed) = try await harness()
+        // The same policy and provider, with the store inside the allowed folder.
+        let recorder = ScreenRecorder.standard(appID: "org.pwrecord.Test", provider: h.provider) { c in
+            c.store = RecordingStore(root: allowed.appendingPathComponent("state"))
+            c.policy = PolicyLocations(systemDirectory: h.policyDir.path, userFile: h.userPolicy.path, trustedOwner: getuid())
+        }
+        #expect(await eventually { recorder.policyDecision.allowedOutputDirs == [allowed.path] })
+        try await recorder.startRecording(RecordingOptions().maxDuration(10))
+        try await Task.sleep(for: .milliseconds(500))
+        let recording = try await recorder.stopRecording()
+        let outside = h.root.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        let refused = outside.appendingPathComponent("x.mkv")
+        #expect(throws: RecordingError.self) { try recording.save(to: refused, allowedBy: recorder.policyDecision) }
+        #expect(!FileManager.default.fileExists(atPath: refused.path))
+        let accepted = allowed.appendingPathComponent("x.mkv")
+        try recording.save(to: accepted, allowedBy: recorder.policyDecision)
+        #expect(try mediaDuration(accepted.path) > 0.2)
+    }
+}
