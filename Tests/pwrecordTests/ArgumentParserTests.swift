@@ -76,15 +76,23 @@ struct ArgumentParserTests {
 @Suite("Option values")
 struct ValueParserTests {
     @Test("durations accept seconds and unit forms", arguments: [
-        ("5", 5.0), ("2.5", 2.5), ("90s", 90), ("2m", 120), ("1h30m", 5400), ("1m30s", 90),
+        ("5", 5.0), ("2.5", 2.5), ("90s", 90), ("2m", 120), ("1h30m", 5400), ("1m30s", 90), ("1h0.5m", 3630),
+        ("168h", 604_800), (".5", 0.5),
     ])
     func durationsParse(text: String, seconds: Double) throws {
         #expect(try ValueParsers.duration(text) == seconds)
     }
 
-    @Test("bad durations say what was expected", arguments: ["", "abc", "5x", "m", "0", "-3", "1h30"])
+    @Test("bad durations say what was expected", arguments: ["", "abc", "5x", "m", "0", "-3", "1h30", "+5", "0x10",
+                                                             "1e3", "inf", "nan", "1h1h", "30m1h", "1..5", ".", "5 s"])
     func badDurations(text: String) {
         #expect(throws: ValueError.self) { try ValueParsers.duration(text) }
+    }
+
+    @Test("durations longer than a week are refused, however they are written (they used to crash the recorder)",
+          arguments: ["9999999999999999", "99999999999999999999h", "168h1s", "604801"])
+    func hugeDurations(text: String) {
+        #expect(throws: ValueError("must be at most a week (168h)")) { try ValueParsers.duration(text) }
     }
 
     @Test("rectangles need four numbers and a positive size")

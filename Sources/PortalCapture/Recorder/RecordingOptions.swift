@@ -56,13 +56,21 @@ public struct RecordingOptions: Sendable, Equatable {
         var c = self; c.output = value; c.overwrite = overwrite; return c
     }
 
+    /// The longest `maxDuration` accepted: a week.
+    public static let longestDuration = 7 * 24 * 3600.0
+
     /// Checks what can be checked without any I/O.
     public func validate() throws(RecordingError) {
         guard (1...240).contains(fps) else { throw .invalidParameter("fps \(fps) (use 1 to 240)") }
         if sources.isEmpty { throw .invalidParameter("no source type (use monitor and/or window)") }
         if let crop, crop.isEmpty || crop.x < 0 || crop.y < 0 { throw .invalidParameter("crop \(crop) (needs x,y >= 0 and a positive size)") }
+        if let crop, crop.width < 2 || crop.height < 2 {
+            throw .invalidParameter("crop \(crop) is too small to encode (at least 2x2 pixels)")
+        }
         if let bad = masks.first(where: { $0.isEmpty }) { throw .invalidParameter("mask \(bad) (needs a positive size)") }
-        if let d = maxDuration, !(d > 0) { throw .invalidParameter("duration \(d) (must be positive)") }
+        if let d = maxDuration, !(d > 0 && d <= Self.longestDuration) {
+            throw .invalidParameter("duration \(d) s (must be positive and at most a week, \(Int(Self.longestDuration)) s)")
+        }
         guard ["mkv", "mp4", "webm"].contains(container) else { throw .invalidParameter("container '\(container)' (use mkv, mp4 or webm)") }
         if [CursorModes.hidden, .embedded, .metadata].allSatisfy({ $0 != cursor }) {
             throw .invalidParameter("cursor mode \(cursor) (choose exactly one of hidden, embedded, metadata)")

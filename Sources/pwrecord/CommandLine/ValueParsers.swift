@@ -2,24 +2,35 @@ import Foundation
 
 /// Parsers for option values, each failing with a message that says what was expected.
 enum ValueParsers {
-    /// Seconds from `5`, `2.5`, `90s`, `2m`, `1h30m`, `1m30s`.
+    /// The longest duration accepted: a week.
+    static let maximumDuration = 7 * 24 * 3600.0
+
+    /// Seconds from `5`, `2.5`, `90s`, `2m`, `1h30m`, `1m30s`: plain decimal digits, or numbers each followed
+    /// by a unit, the units in the order h, m, s and each at most once; greater than 0, at most a week.
     static func duration(_ s: String) throws(ValueError) -> Double {
         let expected = ValueError("expected a duration such as 5, 2.5s, 2m or 1h30m")
-        if let plain = Double(s), plain.isFinite { guard plain > 0 else { throw ValueError("must be greater than 0") }; return plain }
-        var total = 0.0, number = "", sawUnit = false
-        for ch in s {
-            if ch.isNumber || ch == "." { number.append(ch); continue }
-            guard let n = Double(number) else { throw expected }
-            switch ch {
-            case "h": total += n * 3600
-            case "m": total += n * 60
-            case "s": total += n
-            default: throw expected
-            }
-            number = ""; sawUnit = true
+        func number(_ text: Substring) -> Double? {
+            // Digits with at most one '.', and a digit somewhere: no sign, exponent, hex, inf or nan.
+            guard !text.isEmpty, text.allSatisfy({ ("0"..."9").contains($0) || $0 == "." }),
+                  text.filter({ $0 == "." }).count <= 1, text.contains(where: { $0 != "." }) else { return nil }
+            return Double(text)
         }
-        guard sawUnit, number.isEmpty else { throw expected }
+        var total = 0.0
+        if let plain = number(Substring(s)) {
+            total = plain
+        } else {
+            var rest = Substring(s), units: [Character] = ["h", "m", "s"]
+            guard !rest.isEmpty else { throw expected }
+            while !rest.isEmpty {
+                guard let end = rest.firstIndex(where: { !("0"..."9").contains($0) && $0 != "." }),
+                      let n = number(rest[..<end]), let unit = units.firstIndex(of: rest[end]) else { throw expected }
+                total += n * [3600, 60, 1][["h", "m", "s"].firstIndex(of: rest[end])!]
+                units.removeFirst(unit + 1)   // a later unit must be smaller
+                rest = rest[rest.index(after: end)...]
+            }
+        }
         guard total > 0 else { throw ValueError("must be greater than 0") }
+        guard total <= maximumDuration else { throw ValueError("must be at most a week (168h)") }
         return total
     }
 
