@@ -63,6 +63,24 @@ struct RecordCommandTests {
         #expect(info.status == 1 && info.stderr.contains("no kept recording"))
     }
 
+    @Test("record -o goes to its file only: the kept recording stays as it was, and no copy is left in the state folder")
+    func outputLeavesKeptRecordingAlone() async throws {
+        let home = Home()
+        let out = home.root.appendingPathComponent("direct.mkv")
+        let (kept, direct) = try await TestPortalControl.exclusively { _ in
+            (try await Pwrecord.run(["record", "--duration", "1"], environment: home.env, timeout: 60),
+             try await Pwrecord.run(["record", "-o", out.path, "--duration", "1"], environment: home.env, timeout: 60))
+        }
+        #expect(kept.status == 0 && direct.status == 0, "\(kept.stderr)\(direct.stderr)")
+        let keptFile = try #require(kept.stdout.split(separator: " ").dropFirst().first.map(String.init), "\(kept.stdout)")
+        let info = try await Pwrecord.run(["last", "info"], environment: home.env)
+        #expect(info.stdout.hasPrefix("file: \(keptFile)\n"), "\(info.stdout)")
+        let store = URL(fileURLWithPath: keptFile).deletingLastPathComponent()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.path).sorted()
+                == [URL(fileURLWithPath: keptFile).lastPathComponent, "info.json"].sorted())
+        #expect(try MediaTool.duration(out.path) > 0.7)
+    }
+
     @Test("declined consent exits 3 with one line")
     func declinedExitsThree() async throws {
         let home = Home()

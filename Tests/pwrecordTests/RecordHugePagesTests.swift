@@ -17,7 +17,7 @@ struct RecordHugePagesTests {
         let out = home.root.appendingPathComponent("thp.mkv")
         let (seen, r) = try await TestPortalControl.exclusively { _ -> (String?, Pwrecord.Result) in
             let p = try PwrecordProcess(["record", "-o", out.path, "--duration", "30", "--cursor", "hidden"], environment: home.env)
-            _ = await home.waitForRecordingToBegin()
+            _ = await home.waitForRecording(to: out)
             let seen = ProcessStatus.field("THP_enabled", of: String(p.pid))
             p.send(SIGINT)
             return (seen, await p.wait(timeout: 30))

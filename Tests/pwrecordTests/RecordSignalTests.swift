@@ -16,7 +16,7 @@ struct RecordSignalTests {
         let out = home.root.appendingPathComponent("paused.mkv")
         let (r, began, wall) = try await TestPortalControl.exclusively { _ -> (Pwrecord.Result, Bool, Double) in
             let p = try PwrecordProcess(["record", "-o", out.path, "--cursor", "hidden"], environment: home.env)
-            let began = await home.waitForRecordingToBegin()
+            let began = await home.waitForRecording(to: out)
             let start = Date()
             try? await Task.sleep(for: .milliseconds(1500))
             p.send(SIGUSR1)
@@ -57,7 +57,7 @@ struct RecordSignalTests {
         let out = home.root.appendingPathComponent("term.mkv")
         let (r, began) = try await TestPortalControl.exclusively { _ -> (Pwrecord.Result, Bool) in
             let p = try PwrecordProcess(["record", "-o", out.path, "--cursor", "hidden"], environment: home.env)
-            let began = await home.waitForRecordingToBegin()
+            let began = await home.waitForRecording(to: out)
             try? await Task.sleep(for: .seconds(2))
             p.send(SIGTERM)
             return (await p.wait(timeout: 30), began)
@@ -79,7 +79,7 @@ struct RecordSignalTests {
         let out = home.root.appendingPathComponent("resume.mkv")
         let r = try await TestPortalControl.exclusively { _ -> Pwrecord.Result in
             let p = try PwrecordProcess(["record", "-o", out.path, "--duration", "2", "--cursor", "hidden"], environment: home.env)
-            _ = await home.waitForRecordingToBegin()
+            _ = await home.waitForRecording(to: out)
             try? await Task.sleep(for: .milliseconds(500))
             p.send(SIGUSR2)
             return await p.wait(timeout: 30)

@@ -26,7 +26,8 @@ struct PreflightCheck {
             try checkOutput(output)
         }
         try checkSinkOutputs()
-        if keepsFile {
+        // A recording with an output is written beside it (checked above); only a kept one uses the store.
+        if keepsFile && options.output == nil {
             try checkStoreLocation()
             let dir = try configuration.store.directory(for: appID)
             if let free = Self.freeBytes(dir.path), free < configuration.minimumFreeBytes {
@@ -45,8 +46,13 @@ struct PreflightCheck {
         guard access(dir, W_OK) == 0 else {
             throw .filePermissions(path: output.path, reason: "the folder \(dir) is not writable")
         }
-        if !options.overwrite && FileManager.default.fileExists(atPath: output.path) {
-            throw .filePermissions(path: output.path, reason: "the file exists (use --force to replace it)")
+        if let reason = PrivateFile.unsafeFolderReason(dir) { throw .filePermissions(path: output.path, reason: reason) }
+        var st = stat()
+        if lstat(output.path, &st) == 0 {   // lstat: a dangling symlink is there too
+            if (st.st_mode & S_IFMT) == S_IFDIR {
+                throw .filePermissions(path: output.path, reason: "it is a folder; give a file name, e.g. \(output.path)/recording.\(options.container)")
+            }
+            if !options.overwrite { throw .filePermissions(path: output.path, reason: "the file exists (use --force to replace it)") }
         }
         if let free = Self.freeBytes(dir), free < configuration.minimumFreeBytes {
             throw .insufficientStorage(path: output.path)

@@ -1,13 +1,17 @@
 import Foundation
 
-/// The app's kept recording (ReplayKit's preview): save it somewhere, discard it, open it, or read its info.
+/// A finished recording: the app's kept recording (ReplayKit's preview, in the private store), or one that
+/// went straight to the output its options named (`RecordingOptions.output`). Save it somewhere, discard it,
+/// open it, or read its info.
 public struct Recording: Sendable, Equatable {
-    /// The media file inside the private store.
+    /// The media file: inside the private store when kept, else at the output.
     public let file: URL
     public let info: RecordingInfo
     let store: RecordingStore
+    /// Whether this is the app's kept recording (in the store) rather than a file at an output of its own.
+    public internal(set) var isKept = true
 
-    public static func == (a: Recording, b: Recording) -> Bool { a.file == b.file && a.info == b.info }
+    public static func == (a: Recording, b: Recording) -> Bool { a.file == b.file && a.info == b.info && a.isKept == b.isKept }
 
     /// Size of the media file in bytes.
     public var size: Int64 {
@@ -46,8 +50,10 @@ public struct Recording: Sendable, Equatable {
         try save(to: destination, overwrite: overwrite)
     }
 
-    /// Deletes the kept recording.
-    public func discard() { store.discard(appID: info.appID) }
+    /// Deletes the recording: the kept one from the store, or the file at its output.
+    public func discard() {
+        if isKept { store.discard(appID: info.appID) } else { unlink(file.path) }
+    }
 
     /// Opens the recording with the desktop's default player (`xdg-open`).
     public func open() throws(RecordingError) {

@@ -2,8 +2,13 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// One running recording: the portal grant, the capture pipeline, the pending/kept file, and the timers
-/// (progress, max duration). Created by `ScreenRecorder`; ends exactly once.
+/// One running recording: the portal grant, the capture pipeline, the file, and the timers (progress, max
+/// duration). Created by `ScreenRecorder`; ends exactly once.
+///
+/// The file: without an output in the options, a pending file in the app's private store that becomes the
+/// kept recording (replacing the previous one) once the first frame has arrived. With an output, a private
+/// file beside it (`PrivateFile`, `NAME.partial-XXXXXX.EXT`) that is put in place when the recording ends,
+/// however it ends; the kept recording is not touched.
 final class RecordingSession: Sendable {
     let appID: String
     let options: RecordingOptions
@@ -12,6 +17,8 @@ final class RecordingSession: Sendable {
     private let audioCore: PipeWireCore?
     private let pipeline: CapturePipeline
     private let file: URL?
+    /// Where `file` goes when the recording ends (the options' output), or nil for a kept recording.
+    private let destination: URL?
     private let created = Date()
     private let state = Mutex(State())
     private let onEnd: @Sendable (RecordingError?) -> Void
@@ -28,7 +35,7 @@ final class RecordingSession: Sendable {
 
     private init(appID: String, options: RecordingOptions, configuration: ScreenRecorderConfiguration,
                  grant: any ScreenCastGrant, audioCore: PipeWireCore?, pipeline: CapturePipeline, file: URL?,
-                 onEnd: @escaping @Sendable (RecordingError?) -> Void) {
+                 destination: URL?, onEnd: @escaping @Sendable (RecordingError?) -> Void) {
         self.appID = appID
         self.options = options
         self.configuration = configuration
@@ -36,6 +43,7 @@ final class RecordingSession: Sendable {
         self.audioCore = audioCore
         self.pipeline = pipeline
         self.file = file
+        self.destination = destination
         self.onEnd = onEnd
     }
 
@@ -50,7 +58,17 @@ final class RecordingSession: Sendable {
                            decision: decision).run()
         var registry = configuration.sinks
         registry.allowed = decision.allowedSinks.map { .only($0) } ?? .all
-        let file = keepsFile ? try configuration.store.makePendingFile(for: appID, fileExtension: options.container) : nil
+        let destination = keepsFile ? options.output : nil
+        let file: URL?
+        if !keepsFile {
+            file = nil
+        } else if let destination {
+            let (beside, fd) = try PrivateFile.createBeside(destination)
+            close(fd)
+            file = beside
+        } else {
+            file = try configuration.store.makePendingFile(for: appID, fileExtension: options.container)
+        }
         var sinks: [any CaptureSink] = []
         do {
             if let file {
@@ -116,7 +134,8 @@ final class RecordingSession: Sendable {
             }
         }
         let session = RecordingSession(appID: appID, options: options, configuration: configuration, grant: grant,
-                                       audioCore: audioCore, pipeline: pipeline, file: file, onEnd: onEnd)
+                                       audioCore: audioCore, pipeline: pipeline, file: file, destination: destination,
+                                       onEnd: onEnd)
         do {
             try pipeline.start()
         } catch {
@@ -134,9 +153,10 @@ final class RecordingSession: Sendable {
             throw .failedToStart(reason: "no frame arrived within \(configuration.firstFrameTimeout) of the portal granting the screen cast")
         }
 
-        // 4. Started: the pending file becomes the kept recording (the previous one goes).
+        // 4. Started: the pending file becomes the kept recording (the previous one goes); a file bound for an
+        // output stays where it is until the end.
         session.state.withLock { $0.recordedFormat = openedFormat.withLock { $0 } }
-        if let file {
+        if let file, destination == nil {
             let recording = try configuration.store.keep(file, info: session.info(duration: 0))
             session.state.withLock { $0.kept = recording }
         }
@@ -201,7 +221,24 @@ final class RecordingSession: Sendable {
         var finalError = error ?? report.errors.first.map { RecordingError($0.error) } ?? sinkError
         if case .failed? = finalError, sinkError != nil, error == nil { finalError = sinkError }
         var recording: Recording?
-        if keep, let kept = state.withLock({ $0.kept }) {
+        if keep, let file, let destination {
+            var info = info(duration: pipeline.statistics.duration)
+            info.droppedFrames = pipeline.statistics.droppedFrames + report.statistics.dropped
+            info.endedWithError = finalError?.description
+            do {
+                try PrivateFile.moveIntoPlace(file, at: destination, overwrite: options.overwrite)
+                info.fileName = destination.lastPathComponent
+                recording = Recording(file: destination, info: info, store: configuration.store, isKept: false)
+            } catch {
+                // Nothing is lost: the finished file stays where it was written, and the error says where.
+                info.fileName = file.lastPathComponent
+                recording = Recording(file: file, info: info, store: configuration.store, isKept: false)
+                if finalError == nil {
+                    finalError = .filePermissions(path: destination.path, reason: Self.reason(error)
+                        + "; the recording is in \(file.path)")
+                }
+            }
+        } else if keep, let kept = state.withLock({ $0.kept }) {
             var info = info(duration: pipeline.statistics.duration)
             info.fileName = kept.info.fileName
             info.created = kept.info.created
@@ -217,11 +254,21 @@ final class RecordingSession: Sendable {
         return state.withLock { $0.finished! }
     }
 
+    private static func reason(_ error: RecordingError) -> String {
+        if case .filePermissions(_, let reason) = error { return reason }
+        return error.description
+    }
+
     private func info(duration: Double) -> RecordingInfo {
         let stats = pipeline.statistics
         return RecordingInfo(appID: appID, fileName: file?.lastPathComponent ?? "", created: created, duration: duration,
                              videoFormat: state.withLock { $0.recordedFormat } ?? pipeline.videoFormat, audioFormat: options.microphone ? AudioFormat() : nil,
                              videoFrames: stats.videoFrames, droppedFrames: stats.droppedFrames)
+    }
+
+    private static func fileSize(_ url: URL) -> Int64 {
+        var st = stat()
+        return stat(url.path, &st) == 0 ? Int64(st.st_size) : 0
     }
 
     private func startTimers(maxDuration: Duration?, onProgress: @escaping @Sendable (RecordingProgress) -> Void) {
@@ -231,7 +278,7 @@ final class RecordingSession: Sendable {
                 try? await Task.sleep(for: interval)
                 guard let self, !Task.isCancelled else { return }
                 let s = self.pipeline.statistics
-                let bytes = self.state.withLock { $0.kept }?.size ?? 0
+                let bytes = self.file.map(Self.fileSize) ?? 0
                 onProgress(RecordingProgress(elapsed: s.duration, frames: s.videoFrames, droppedFrames: s.droppedFrames, bytes: bytes))
             }
         }

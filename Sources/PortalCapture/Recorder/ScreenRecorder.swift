@@ -16,7 +16,8 @@ import Synchronization
 /// microphone, sinks, output place, hours), the options, and free space. Then the portal's dialog asks for
 /// consent (or a remembered choice within the policy's consent memory is reused). The recording is written
 /// to a pending file; it becomes the app's kept recording, replacing the previous one, only once the first
-/// frame has arrived.
+/// frame has arrived. With `RecordingOptions.output` (ReplayKit's `stopRecording(withOutput:)`), it is
+/// written beside that file instead and put there when it ends: the kept recording is left alone.
 ///
 /// A recording ends by `stopRecording`, by its max duration (the options' or the policy's, whichever is
 /// shorter; a normal stop), or on its own: the session closed or PipeWire gone (`interrupted`), a newly
@@ -35,6 +36,8 @@ public final class ScreenRecorder: Sendable {
 
     struct State {
         var session: RecordingSession?
+        var finished: Recording?
+        var finishedError: RecordingError?
         var starting = false
         var microphoneEnabled = false
     }
@@ -88,6 +91,14 @@ public final class ScreenRecorder: Sendable {
     /// The app's kept recording, if any.
     public var keptRecording: Recording? { configuration.store.kept(for: appID) }
 
+    /// What the last recording produced, once it has ended (by `stopRecording` or on its own): the kept
+    /// recording, or the file at its output.
+    public var lastRecording: Recording? { state.withLock { $0.finished } }
+
+    /// Why the last recording ended badly (what the delegate's `didStopRecordingWith` said), nil when it ended
+    /// normally or none has ended.
+    public var lastRecordingError: RecordingError? { state.withLock { $0.finishedError } }
+
     /// The policy's decision for this app now.
     public var policyDecision: PolicyDecision { monitor.policyDecision }
 
@@ -108,11 +119,12 @@ public final class ScreenRecorder: Sendable {
         try await start(options, extraSinks: [SampleHandlerSink(id: "capture") { handler($0) }], captureOnly: true)
     }
 
-    /// Stops and finalizes; returns the kept recording.
+    /// Stops and finalizes; returns the kept recording, or the file at the options' output.
     @discardableResult
     public func stopRecording() async throws(RecordingError) -> Recording {
         let session = try takeSession()
         let outcome = await session.finish(error: nil)
+        state.withLock { $0.finished = outcome.recording; $0.finishedError = outcome.error }
         emitStopped(outcome.error)
         guard let recording = outcome.recording else {
             throw outcome.error ?? .failed(reason: "nothing was recorded")
@@ -121,11 +133,13 @@ public final class ScreenRecorder: Sendable {
     }
 
     /// Stops, finalizes and saves the recording to `output` (atomically; an existing file is an error unless
-    /// `overwrite`). The recording also stays kept, like ReplayKit's preview.
+    /// `overwrite`). A recording started with this output is already there; a kept one is copied and stays
+    /// kept, like ReplayKit's preview.
     @discardableResult
     public func stopRecording(output: URL, overwrite: Bool = false) async throws(RecordingError) -> Recording {
         let recording = try await stopRecording()
-        try recording.save(to: output, overwrite: overwrite)
+        if recording.file.standardizedFileURL == output.standardizedFileURL { return recording }
+        try recording.save(to: output, overwrite: overwrite, allowedBy: policyDecision)
         return recording
     }
 
@@ -194,6 +208,7 @@ public final class ScreenRecorder: Sendable {
                 return taken
             }) else { return }
             let outcome = await session.finish(error: error)
+            state.withLock { $0.finished = outcome.recording; $0.finishedError = outcome.error }
             emitStopped(outcome.error)
         }
     }

@@ -17,6 +17,10 @@ enum RecordCommand {
     /// unknown sink is a usage error naming `--sink` before anything happens.
     static func plan(_ parsed: ParsedCommand, config: UserConfig, sinks: SinkRegistry? = nil) throws(CommandLineError) -> Plan {
         var options = RecordingOptions()
+        if parsed.value("output")?.isEmpty == true {
+            throw CommandLineError(reason: .invalidValue(option: "--output", value: "", reason: "give a file name, e.g. talk.mkv"),
+                                   commandPath: parsed.path)
+        }
         let output = parsed.value("output").map { config.outputURL(for: $0) }
         if let d = try parsed.value("duration", ValueParsers.duration) { options.maxDuration = d }
         options.microphone = parsed.flag("mic")
@@ -135,11 +139,14 @@ enum RecordCommand {
         progress.finish()
         var recording: Recording?
         if endedByItself {
-            recording = recorder.keptRecording
+            recording = recorder.lastRecording
         } else {
-            do { recording = try await recorder.stopRecording() } catch {
+            do {
+                recording = try await recorder.stopRecording()
+                endedError = recorder.lastRecordingError   // finalizing can fail too (a full disk, the output taken)
+            } catch {
                 endedError = error
-                recording = recorder.keptRecording
+                recording = recorder.lastRecording
             }
         }
         await notification?.close()
@@ -151,11 +158,11 @@ enum RecordCommand {
         var exit = endedError.map(ExitCode.init) ?? .success
         if let error = endedError { console.error(error.description) }
         if let output = plan.output {
-            do {
-                try recording.save(to: output, overwrite: plan.force)
+            // Written beside the output and put there when it ended; if that last step failed, the error above
+            // says where the file is.
+            if recording.file.path == output.path {
                 console.out("saved \(output.path) (\(summary(recording)))")
-            } catch {
-                console.error(error.description, hint: "the recording is kept: 'pwrecord last save FILE'")
+            } else {
                 exit = .failure
             }
         } else {

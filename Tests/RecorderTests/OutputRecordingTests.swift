@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+@testable import PortalCapture
+import Plugins
+import PortalTestSupport
+
+/// A recording started with an output (`RecordingOptions.output`, `pwrecord record -o`) goes to that file and
+/// nowhere else: written beside it under a private random name, put in place when it ends, and the app's
+/// kept recording is left alone.
+@Suite("A recording with an output", .enabled(if: TestDesktop.isAvailable), .serialized)
+struct OutputRecordingTests {
+    func partials(in dir: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.contains(".partial-") }
+    }
+
+    @Test("it is written beside the output while recording, put there at the end, and the kept recording stays")
+    func keptRecordingStays() async throws {
+        let h = try RecorderHarness()
+        try await h.recorder.startRecording()
+        try await Task.sleep(for: .milliseconds(500))
+        let kept = try await h.recorder.stopRecording()
+        let keptBytes = try Data(contentsOf: kept.file)
+
+        let out = h.root.appendingPathComponent("out/talk.mkv")
+        try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try await h.recorder.startRecording(RecordingOptions().output(out))
+        try await Task.sleep(for: .seconds(1))
+        #expect(!FileManager.default.fileExists(atPath: out.path), "not at the output before it ends")
+        let partial = try #require(partials(in: out.deletingLastPathComponent()).first)
+        #expect(partial.hasPrefix("talk.partial-") && partial.hasSuffix(".mkv"), "\(partial)")
+        let mode = try FileManager.default.attributesOfItem(atPath: out.deletingLastPathComponent().appendingPathComponent(partial).path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        let saved = try await h.recorder.stopRecording()
+        #expect(saved.file == out && !saved.isKept)
+        #expect(h.recorder.lastRecording == saved && h.recorder.lastRecordingError == nil)
+        #expect(try mediaDuration(out.path) > 0.5)
+        #expect(try FileManager.default.attributesOfItem(atPath: out.path)[.posixPermissions] as? Int == 0o600)
+        #expect(partials(in: out.deletingLastPathComponent()).isEmpty)
+        #expect(h.recorder.keptRecording == kept)
+        #expect(try Data(contentsOf: kept.file) == keptBytes)
+        #expect(h.files(in: h.storeDir) == [kept.file.lastPathComponent, "info.json"].sorted(), "no second copy in the store")
+    }
+
+    @Test("a file that appears at the output meanwhile is not replaced: the recording stays beside it, and the error says where")
+    func outputTakenMeanwhile() async throws {
+        let h = try RecorderHarness()
+        let out = h.root.appendingPathComponent("taken.mkv")
+        try await h.recorder.startRecording(RecordingOptions().output(out))
+        try await Task.sleep(for: .milliseconds(500))
+        try Data("someone else's".utf8).write(to: out)
+        let recording = try await h.recorder.stopRecording()
+        #expect(try String(contentsOf: out, encoding: .utf8) == "someone else's")
+        #expect(recording.file != out && recording.file.lastPathComponent.hasPrefix("taken.partial-"))
+        #expect(try mediaDuration(recording.file.path) > 0.2)
+        guard case .filePermissions(let path, let reason)? = h.recorder.lastRecordingError else {
+            Issue.record("expected filePermissions, got \(String(describing: h.recorder.lastRecordingError))")
+            return
+        }
+        #expect(path == out.path && reason.contains(recording.file.path), "\(reason)")
+    }
+
+    @Test("an output that is a folder, or in a folder anyone may write to without the sticky bit, is refused before consent")
+    func unsafeOutputsRefused() async throws {
+        let h = try RecorderHarness()
+        let folder = h.root.appendingPathComponent("a-folder")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        await #expect(throws: RecordingError.self) {
+            try await h.recorder.startRecording(RecordingOptions().output(folder, overwrite: true))
+        }
+        let open = h.root.appendingPathComponent("open")
+        try FileManager.default.createDirectory(at: open, withIntermediateDirectories: true)
+        chmod(open.path, 0o777)
+        let error = await #expect(throws: RecordingError.self) {
+            try await h.recorder.startRecording(RecordingOptions().output(open.appendingPathComponent("x.mkv")))
+        }
+        #expect(error?.description.contains("without the sticky bit") == true, "\(String(describing: error))")
+        // A dangling symlink at the output is an existing file too.
+        let dangling = h.root.appendingPathComponent("dangling.mkv")
+        try FileManager.default.createSymbolicLink(atPath: dangling.path, withDestinationPath: "/nonexistent/target")
+        await #expect(throws: RecordingError.filePermissions(path: dangling.path, reason: "the file exists (use --force to replace it)")) {
+            try await h.recorder.startRecording(RecordingOptions().output(dangling))
+        }
+        #expect(h.provider.startCalls == 0)
+    }
+}
