@@ -10,6 +10,10 @@ struct PreflightCheck {
     var decision: PolicyDecision
 
     func run() throws(RecordingError) {
+        // The app id names the kept recording's folder and the portal session; checked even when nothing is kept.
+        guard RecordingStore.isValidAppID(appID) else {
+            throw .invalidParameter("app id '\(appID)' (use letters, digits, '.', '_' and '-')")
+        }
         guard decision.isAvailable else {
             throw .disabled(reason: decision.reasons.map(\.description).joined(separator: "; "))
         }
