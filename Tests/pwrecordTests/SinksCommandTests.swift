@@ -15,7 +15,10 @@ struct SinksCommandTests {
         try #require(FileManager.default.fileExists(atPath: examplePlugin.path), "swift build makes \(examplePlugin.path)")
         let dir = home.root.appendingPathComponent(".local/lib/pwrecord/plugins")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        chmod(dir.path, 0o755)
+        // Every folder on the way must not be writable by group or others, whatever the umask.
+        for folder in ["", ".local", ".local/lib", ".local/lib/pwrecord", ".local/lib/pwrecord/plugins"] {
+            chmod(home.root.appendingPathComponent(folder).path, 0o755)
+        }
         let installed = dir.appendingPathComponent("libExampleSinkPlugin.so")
         try FileManager.default.copyItem(at: examplePlugin, to: installed)
         chmod(installed.path, mode)

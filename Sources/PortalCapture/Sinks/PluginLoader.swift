@@ -8,14 +8,17 @@ import CPluginABI
 /// and `~/.local/lib/pwrecord/plugins`.
 ///
 /// Before `dlopen`, each folder and file must pass the trust rules (owned by you or root, not writable by
-/// group or others). After `dlopen`, the table `pwrec_sink_entry(PWREC_SINK_ABI_VERSION)` returns is refused
-/// unless its `abi_version` is one this host speaks and its `struct_size` covers the version's fields; in
-/// that case nothing else in it is called. Libraries are never `dlclose`d (unloading a Swift library is not
-/// supported, and a sink may still be alive).
+/// group or others, and likewise every folder on the way to them; see `PluginTrust`). The file is opened
+/// once, checked through that descriptor and loaded through it (`PluginFile`). After `dlopen`, the table
+/// `pwrec_sink_entry(PWREC_SINK_ABI_VERSION)` returns is refused unless its `abi_version` is one this host
+/// speaks and its `struct_size` covers the version's fields; in that case nothing else in it is called.
+/// Libraries are never `dlclose`d (unloading a Swift library is not supported, and a sink may still be alive).
 public struct PluginLoader: Sendable {
     /// Folders searched in order. Missing folders are skipped; files are taken in name order.
     public var directories: [String]
     private let trust: PluginTrust
+    /// Where the process's open descriptors are named (`/proc/self/fd`); plugins are loaded through it.
+    private let descriptorFolder: String
 
     /// The standard plugin folders; `home` defaults to `$HOME`.
     public static func defaultDirectories(home: String? = nil) -> [String] {
@@ -26,8 +29,13 @@ public struct PluginLoader: Sendable {
     }
 
     public init(directories: [String] = PluginLoader.defaultDirectories()) {
+        self.init(directories: directories, descriptorFolder: "/proc/self/fd")
+    }
+
+    init(directories: [String], descriptorFolder: String) {
         self.directories = directories
         self.trust = PluginTrust()
+        self.descriptorFolder = descriptorFolder
     }
 
     /// What a scan found.
@@ -70,10 +78,16 @@ public struct PluginLoader: Sendable {
     /// Checks and loads one plugin file (its folder must pass the trust rules too).
     public func load(file path: String) throws(SinkError) -> SinkFactory {
         try trust.checkDirectory(PluginTrust.parentDirectory(of: path))
-        let resolved = try trust.checkFile(path)
-        guard let handle = dlopen(resolved, RTLD_NOW | RTLD_LOCAL) else {
+        return try load(try trust.openFile(path), path: path)
+    }
+
+    /// Loads a file `PluginTrust` opened and checked, through its descriptor: what runs is what was checked.
+    func load(_ file: consuming PluginFile, path: String) throws(SinkError) -> SinkFactory {
+        let name = try file.loaderPath(in: descriptorFolder, for: path)
+        guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
             throw .pluginRejected(path: path, reason: "dlopen failed: \(PluginLoader.dlerrorText())")
         }
+        file.keepOpen()
         // Never dlclose: see the type's comment. The handle stays valid for the life of the process.
         guard let sym = dlsym(handle, PWREC_SINK_ENTRY_SYMBOL) else {
             throw .pluginRejected(path: path, reason:
