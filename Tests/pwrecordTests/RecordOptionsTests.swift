@@ -60,4 +60,36 @@ struct RecordOptionsTests {
         #expect(near(40, 100, TestPattern.blue), "blue: \(frame.rgb(x: 40, y: 100))")
         #expect(near(120, 100, TestPattern.yellow), "yellow: \(frame.rgb(x: 120, y: 100))")
     }
+
+    @Test("a crop outside the source fails at the first frame: exit 2 naming the crop, and no file is left")
+    func cropOutsideSource() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let out = home.root.appendingPathComponent("outside.mkv")
+        let r = try await TestPortalControl.exclusively { _ in
+            try await Pwrecord.run(["record", "-o", out.path, "--duration", "2", "--crop", "400,400,10,10"], environment: home.env)
+        }
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stderr.contains("crop region 400,400,10,10 does not overlap the 320x240 frame"), "\(r.stderr)")
+        #expect(!r.stdout.contains("saved"), "\(r.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.root.path).filter { $0.contains("outside") }.isEmpty)
+    }
+
+    @Test("a crop the source cuts to 1x1 is refused by the encoder at the first frame: exit 1, nothing left, the kept recording stays")
+    func cropTooSmallAfterClipping() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let (kept, tiny) = try await TestPortalControl.exclusively { _ in
+            (try await Pwrecord.run(["record", "--duration", "1"], environment: home.env),
+             try await Pwrecord.run(["record", "--duration", "5", "--crop", "319,239,10,10"], environment: home.env))
+        }
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(tiny.status == 1, "\(tiny.stderr)")
+        #expect(tiny.stderr.contains("a 1x1 frame is too small to encode"), "\(tiny.stderr)")
+        let info = try await Pwrecord.run(["last", "info"], environment: home.env)
+        let keptFile = kept.stdout.split(separator: " ").dropFirst().first.map(String.init) ?? "?"
+        #expect(info.stdout.hasPrefix("file: \(keptFile)\n"), "\(info.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.recordings().path).sorted()
+                == [URL(fileURLWithPath: keptFile).lastPathComponent, "info.json"].sorted())
+    }
 }

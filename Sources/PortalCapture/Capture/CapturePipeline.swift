@@ -29,6 +29,8 @@ public final class CapturePipeline: Sendable {
     private let onEvent: @Sendable (CapturePipelineEvent) -> Void
     private let state = Mutex(State())
     private let sinksOpened = Atomic<Bool>(false)
+    /// Whether `.framesRejected` was reported (it is, once).
+    private let rejectionReported = OnceFlag()
     private let streams = Mutex<(video: VideoCaptureStream?, audio: AudioCaptureStream?, watchdog: StallWatchdog?)>((nil, nil, nil))
 
     private struct State {
@@ -76,10 +78,13 @@ public final class CapturePipeline: Sendable {
         // being copied and one waiting or being encoded, all kept.
         framePool = FramePool(maximumCount: options.zeroCopy ? 1 : options.delivery.videoCapacity + 1, prefills: true)
         let events = self.events
+        let rejectionReported = self.rejectionReported
         queue = DeliveryQueue(sinks: sinks, options: options.delivery.processing(options.processing)) { event in
             switch event {
             case .sinkFailed(let sink, let error): events.async { onEvent(.sinkFailed(sink: sink, error: error)) }
             case .formatChanged(let from, let to) where from != nil: events.async { onEvent(.formatChanged(to)) }
+            case .frameRejected(let error):
+                if rejectionReported.claim() { events.async { onEvent(.framesRejected(error)) } }
             default: break
             }
         }
@@ -237,8 +242,7 @@ public final class CapturePipeline: Sendable {
             s.videoFrames += 1
             return true
         }
-        guard accepted else { return }
-        openSinksIfNeeded(with: frame)
+        guard accepted, openSinksIfNeeded(with: frame) else { return }
         queue.enqueue(.video(frame))
     }
 
@@ -259,20 +263,34 @@ public final class CapturePipeline: Sendable {
         queue.enqueue(.audio(kept))
     }
 
-    private func openSinksIfNeeded(with frame: VideoFrame) {
+    /// Opens the sinks with the first frame's processed format; false (nothing opened, the frame withheld) when
+    /// the processing leaves nothing of the frame, e.g. a crop outside it.
+    private func openSinksIfNeeded(with frame: VideoFrame) -> Bool {
         // A load first: the exchange (a locked instruction on a shared line) is needed once, not every frame.
-        guard !sinksOpened.load(ordering: .acquiring),
-              sinksOpened.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        guard !sinksOpened.load(ordering: .acquiring) else { return true }
+        let format: VideoFormat
+        do {
+            format = try FrameProcessor(options: options.processing).outputFormat(for: frame.format, streamCrop: frame.crop)
+        } catch {
+            reportRejection(error)
+            return false
+        }
+        guard sinksOpened.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return true }
         let audioFormat: AudioFormat? = options.microphone == nil ? nil
             : (streams.withLock { $0.audio?.currentFormat } ?? AudioFormat())
-        var format = frame.format
-        if let processed = try? FrameProcessor(options: options.processing).outputFormat(for: frame.format, streamCrop: frame.crop) {
-            format = processed
-        }
         // `format` is processed already (with the frame's own crop, which the queue cannot see): the queue
         // must not crop it again.
-        queue.start(processed: SinkContext(video: format, audio: audioFormat, output: nil, startTime: frame.timestamp))
-        events.async { [onEvent, format] in onEvent(.started(format)) }
+        // `.started` once the sinks are open, after any failure of theirs: an owner hears a sink that refused the
+        // first frame before it hears that the recording started.
+        queue.start(processed: SinkContext(video: format, audio: audioFormat, output: nil, startTime: frame.timestamp)) {
+            [events, onEvent] in events.async { onEvent(.started(format)) }
+        }
+        return true
+    }
+
+    private func reportRejection(_ error: FrameTransformError) {
+        guard rejectionReported.claim() else { return }
+        events.async { [onEvent] in onEvent(.framesRejected(error)) }
     }
 
     // MARK: ending

@@ -10,6 +10,8 @@ final class DeliveryCore: Sendable {
         var context: SinkContext?
         /// `context.video` is already the processed format (`CapturePipeline` knows the stream's own crop).
         var contextIsProcessed = false
+        /// Called on the delivery thread once the sinks were opened (failures already reported).
+        var onOpened: (@Sendable () -> Void)?
         var end: End?
         /// The delivery thread is about to wait (or waits) on `wakeup`; whoever clears this signals it.
         var consumerWaiting = false
@@ -24,7 +26,7 @@ final class DeliveryCore: Sendable {
     }
 
     private enum Step {
-        case open(SinkContext, processed: Bool)
+        case open(SinkContext, processed: Bool, then: (@Sendable () -> Void)?)
         case deliver(CaptureSample)
         case wait
         case end(cancelled: Bool)
@@ -60,11 +62,12 @@ final class DeliveryCore: Sendable {
         return accepted
     }
 
-    func start(_ context: SinkContext, videoIsProcessed: Bool = false) -> Bool {
+    func start(_ context: SinkContext, videoIsProcessed: Bool = false, onOpened: (@Sendable () -> Void)? = nil) -> Bool {
         let (started, wake) = state.withLock { state -> (Bool, Bool) in
             guard state.context == nil, state.end == nil else { return (false, false) }
             state.context = context
             state.contextIsProcessed = videoIsProcessed
+            state.onOpened = onOpened
             return (true, state.takeWaitingConsumer())
         }
         if wake { wakeup.signal() }
@@ -96,7 +99,7 @@ final class DeliveryCore: Sendable {
         while true {
             let step = state.withLock { state -> Step in
                 if !opened, state.end != .cancel, let context = state.context {
-                    return .open(context, processed: state.contextIsProcessed)
+                    return .open(context, processed: state.contextIsProcessed, then: state.onOpened)
                 }
                 if state.end == .cancel || (state.end == .finish && !opened) {
                     state.queue.discardAll()
@@ -108,9 +111,10 @@ final class DeliveryCore: Sendable {
                 return .wait
             }
             switch step {
-            case .open(let context, let processed):
+            case .open(let context, let processed, let then):
                 fanOut.open(context, videoIsProcessed: processed)
                 opened = true
+                then?()
             case .deliver(let sample):
                 if !fanOut.deliver(sample) { state.withLock { $0.queue.noteRejected() } }
             case .wait:

@@ -61,9 +61,10 @@ public final class DeliveryQueue: Sendable {
 
     /// `start(_:)` with `context.video` already in the processed format (computed by `CapturePipeline`
     /// from the first frame, its own crop metadata included), which is then not processed again.
+    /// `onOpened` runs on the delivery thread once the sinks are open (after any `.sinkFailed` of theirs).
     @discardableResult
-    func start(processed context: SinkContext) -> Bool {
-        core.start(context, videoIsProcessed: true)
+    func start(processed context: SinkContext, onOpened: (@Sendable () -> Void)? = nil) -> Bool {
+        core.start(context, videoIsProcessed: true, onOpened: onOpened)
     }
 
     /// Hands a sample over; safe from any thread, O(1), never blocks. Returns false when the queue has

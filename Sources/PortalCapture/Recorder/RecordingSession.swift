@@ -119,6 +119,9 @@ final class RecordingSession: Sendable {
 
         let firstFrame = FirstFrameSignal()
         let sessionBox = Mutex<RecordingSession?>(nil)
+        // A sink that fails while the start is still waiting (the encoder refusing the first frame's size) is
+        // told to the session once it exists.
+        let earlySinkFailures = Mutex<[(String, SinkError)]>([])
         let openedFormat = Mutex<VideoFormat?>(nil)
         let pipeline = CapturePipeline(videoCore: grant.core, audioCore: audioCore, sinks: sinks, options: pipelineOptions) { event in
             switch event {
@@ -129,7 +132,14 @@ final class RecordingSession: Sendable {
                 firstFrame.signal(cause)
                 sessionBox.withLock { $0 }?.end(RecordingError(cause))
             case .sinkFailed(let sink, let error):
-                sessionBox.withLock { $0 }?.sinkFailed(sink, error)
+                let session = sessionBox.withLock { box -> RecordingSession? in
+                    if box == nil { earlySinkFailures.withLock { $0.append((sink, error)) } }
+                    return box
+                }
+                session?.sinkFailed(sink, error)
+            case .framesRejected(let error):
+                // Before the first frame it fails the start; later it ends the recording (kept so far).
+                if !firstFrame.reject(error) { sessionBox.withLock { $0 }?.end(.failed(reason: error.description)) }
             case .formatChanged, .microphoneLost: break
             }
         }
@@ -148,9 +158,19 @@ final class RecordingSession: Sendable {
         case .ended(let cause):
             _ = await session.finish(error: nil, keep: false)
             throw .failedToStart(reason: cause.description)
+        case .rejected(let error):
+            _ = await session.finish(error: nil, keep: false)
+            throw .invalidParameter(error.description)
         case .timedOut:
             _ = await session.finish(error: nil, keep: false)
             throw .failedToStart(reason: "no frame arrived within \(configuration.firstFrameTimeout) of the portal granting the screen cast")
+        }
+
+        // The file's sink failing to open (e.g. at a size no encoder takes) fails the start; it is reported
+        // before `.started`, so it is known here, before the previous kept recording is replaced.
+        if let failure = earlySinkFailures.withLock({ $0 }).first(where: { Self.endsRecording($0.0, RecordingError($0.1)) }) {
+            _ = await session.finish(error: nil, keep: false)
+            throw RecordingError(failure.1)
         }
 
         // 4. Started: the pending file becomes the kept recording (the previous one goes); a file bound for an
@@ -160,7 +180,11 @@ final class RecordingSession: Sendable {
             let recording = try configuration.store.keep(file, info: session.info(duration: 0))
             session.state.withLock { $0.kept = recording }
         }
-        sessionBox.withLock { $0 = session }
+        let early = sessionBox.withLock { box in
+            box = session
+            return earlySinkFailures.withLock { $0 }
+        }
+        for (sink, error) in early { session.sinkFailed(sink, error) }
         session.startTimers(maxDuration: Self.maxDuration(options, decision), onProgress: onProgress)
         return session
     }
@@ -202,8 +226,7 @@ final class RecordingSession: Sendable {
     private func sinkFailed(_ sink: String, _ error: SinkError) {
         let mapped = RecordingError(error)
         state.withLock { if $0.sinkError == nil { $0.sinkError = mapped } }
-        // The file sink failing ends the recording; an extra sink failing does not.
-        if case .insufficientStorage = mapped { end(mapped) } else if sink == "encoder" { end(mapped) }
+        if Self.endsRecording(sink, mapped) { end(mapped) }
     }
 
     /// Stops capture, finalizes every sink and the kept recording's info, closes the portal session.
@@ -221,7 +244,12 @@ final class RecordingSession: Sendable {
         var finalError = error ?? report.errors.first.map { RecordingError($0.error) } ?? sinkError
         if case .failed? = finalError, sinkError != nil, error == nil { finalError = sinkError }
         var recording: Recording?
-        if keep, let file, let destination {
+        // A file the encoder never wrote to (it refused the first frame) holds nothing to keep.
+        let wroteNothing = file.map { Self.fileSize($0) == 0 } ?? false
+        if keep, wroteNothing, let file {
+            if destination == nil, state.withLock({ $0.kept }) != nil { configuration.store.discard(appID: appID) }
+            unlink(file.path)
+        } else if keep, let file, let destination {
             var info = info(duration: pipeline.statistics.duration)
             info.droppedFrames = pipeline.statistics.droppedFrames + report.statistics.dropped
             info.endedWithError = finalError?.description
@@ -252,6 +280,12 @@ final class RecordingSession: Sendable {
         let outcome = (recording, finalError)
         state.withLock { if $0.finished == nil { $0.finished = outcome } }
         return state.withLock { $0.finished! }
+    }
+
+    /// The file's sink failing ends the recording, and so does a full disk; an extra sink failing does not.
+    private static func endsRecording(_ sink: String, _ error: RecordingError) -> Bool {
+        if case .insufficientStorage = error { return true }
+        return sink == "encoder"
     }
 
     private static func reason(_ error: RecordingError) -> String {
@@ -307,17 +341,28 @@ final class RecordingSession: Sendable {
 
 /// Waits for the pipeline's first frame or its end, whichever comes first.
 final class FirstFrameSignal: Sendable {
-    enum Outcome: Sendable { case started, ended(CaptureEnd), timedOut }
+    enum Outcome: Sendable { case started, ended(CaptureEnd), rejected(FrameTransformError), timedOut }
     private let state = Mutex<(outcome: Outcome?, waiter: CheckedContinuation<Outcome, Never>?)>((nil, nil))
 
     func signal(_ cause: CaptureEnd?) {
-        let waiter = state.withLock { s -> CheckedContinuation<Outcome, Never>? in
-            guard s.outcome == nil else { return nil }
-            s.outcome = cause.map { .ended($0) } ?? .started
+        settle(cause.map { .ended($0) } ?? .started)
+    }
+
+    /// The first frame cannot be processed; false when an outcome came first (the recording had started).
+    func reject(_ error: FrameTransformError) -> Bool {
+        settle(.rejected(error))
+    }
+
+    @discardableResult
+    private func settle(_ outcome: Outcome) -> Bool {
+        let (first, waiter) = state.withLock { s -> (Bool, CheckedContinuation<Outcome, Never>?) in
+            guard s.outcome == nil else { return (false, nil) }
+            s.outcome = outcome
             defer { s.waiter = nil }
-            return s.waiter
+            return (true, s.waiter)
         }
-        if let waiter, let outcome = state.withLock({ $0.outcome }) { waiter.resume(returning: outcome) }
+        waiter?.resume(returning: outcome)
+        return first
     }
 
     func wait(timeout: Duration) async -> Outcome {

@@ -38,6 +38,8 @@ public final class ScreenRecorder: Sendable {
         var session: RecordingSession?
         var finished: Recording?
         var finishedError: RecordingError?
+        /// The session ended on its own before `start` had stored it: the end to replay once it has.
+        var endedWhileStarting: RecordingError??
         var starting = false
         var microphoneEnabled = false
     }
@@ -182,8 +184,14 @@ public final class ScreenRecorder: Sendable {
                 configuration: configuration, decision: monitor.policyDecision,
                 onEnd: { [weak self] error in self?.sessionEndedByItself(error) },
                 onProgress: { [weak self] progress in self?.emit(.progress(progress)) })
-            state.withLock { $0.session = session; $0.starting = false }
+            let endedEarly = state.withLock { s -> RecordingError?? in
+                s.session = session
+                s.starting = false
+                defer { s.endedWhileStarting = nil }
+                return s.endedWhileStarting
+            }
             emit(.started)
+            if let endedEarly { sessionEndedByItself(endedEarly) }
         } catch {
             state.withLock { $0.starting = false }
             throw error
@@ -205,6 +213,8 @@ public final class ScreenRecorder: Sendable {
             guard let session = state.withLock({ s -> RecordingSession? in
                 let taken = s.session
                 s.session = nil
+                // Not stored yet: `start` is still returning; it replays this end once it has stored the session.
+                if taken == nil, s.starting { s.endedWhileStarting = .some(error) }
                 return taken
             }) else { return }
             let outcome = await session.finish(error: error)
