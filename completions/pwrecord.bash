@@ -44,7 +44,7 @@ _pwrecord_command() {
         positionals=() ;;
     "pwrecord screenshot")
         subcommands=""
-        options="--output -o --window --long --interactive --idle-stop --max-height --help -h"
+        options="--output -o --force --window --long --interactive --idle-stop --max-height --help -h"
         valued="--output -o --idle-stop --max-height"
         positionals=() ;;
     "pwrecord status")
@@ -64,8 +64,8 @@ _pwrecord_command() {
         positionals=("file") ;;
     "pwrecord policy explain")
         subcommands=""
-        options="--user --app --at --help -h"
-        valued="--user --app --at"
+        options="--user --app --exe --at --help -h"
+        valued="--user --app --exe --at"
         positionals=() ;;
     "pwrecord sinks")
         subcommands=""

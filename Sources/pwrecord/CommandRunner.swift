@@ -45,6 +45,9 @@ struct CommandRunner {
             case "last", "last info", "last save", "last discard", "last open":
                 return LastCommand.run(parsed, config: config, console: console)
             case "completion": return try CompletionCommand.run(parsed, console: console)
+            case "policy":
+                console.error("'policy' needs a subcommand: check or explain", hint: "see 'pwrecord policy --help'")
+                return .usage
             default:
                 console.error("'\(command)' is not available in this build yet",
                               hint: "see 'pwrecord --help'")

@@ -77,6 +77,9 @@ struct LastCommandTests {
         #expect(refused.stderr.contains("does not allow saving recordings in \(elsewhere.path)"), "\(refused.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
 
+        // Saving copies; it does not convert: another container's extension is refused, before the policy is read.
+        let renamed = try await Pwrecord.run(["last", "save", allowed.appendingPathComponent("x.mp4").path], environment: home.env)
+        #expect(renamed.status == 2 && renamed.stderr.contains("it is a .mkv file"), "\(renamed.stderr)")
         let saved = try await Pwrecord.run(["last", "save", allowed.appendingPathComponent("x.mkv").path], environment: home.env)
         #expect(saved.status == 0, "\(saved.stderr)")
         #expect(try MediaTool.duration(allowed.appendingPathComponent("x.mkv").path) > 1.5)

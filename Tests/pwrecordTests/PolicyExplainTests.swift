@@ -12,6 +12,9 @@ struct PolicyExplainTests {
         [app:org.example.Game]
         hours = 16:00-18:00
         microphone = deny
+
+        [exe:/usr/bin/true]
+        recording = deny
         """
 
     /// The name of the user running the tests.
@@ -63,6 +66,30 @@ struct PolicyExplainTests {
         #expect(lines.contains("hours = always  (not set: built-in default)"))
         #expect(lines.contains("microphone = allow  (not set: built-in default)"))
         #expect(lines.contains("  \(file):2: max-duration = 30m  [defaults]"))
+    }
+
+    @Test("--exe explains for another executable: its [exe:PATH] section applies, symlinks resolved; a relative path is a usage error")
+    func executable() async throws {
+        let (denied, file) = try await explain(["--exe", "/usr/bin/true", "--at", "21:00"])
+        #expect(denied.status == 4, "\(denied.stdout)\(denied.stderr)")
+        #expect(denied.stdout.contains("  \(file):9: recording = deny  [exe:/usr/bin/true]"), "\(denied.stdout)")
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent("true-link-\(getpid())")
+        try? FileManager.default.removeItem(at: link)
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "/usr/bin/true")
+        defer { try? FileManager.default.removeItem(at: link) }
+        let (viaLink, _) = try await explain(["--exe", link.path, "--at", "21:00"])
+        #expect(viaLink.status == 4, "\(viaLink.stdout)")
+        let (other, _) = try await explain(["--exe", "/usr/bin/false", "--at", "21:00"])
+        #expect(other.status == 0, "\(other.stdout)\(other.stderr)")
+        let (relative, _) = try await explain(["--exe", "bin/true"])
+        #expect(relative.status == 2 && relative.stderr.contains("--exe"), "\(relative.stderr)")
+    }
+
+    @Test("policy without a subcommand is a usage error pointing at its help")
+    func missingSubcommand() async throws {
+        let r = try await Pwrecord.run(["policy"])
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stderr.contains("'policy' needs a subcommand: check or explain"), "\(r.stderr)")
     }
 
     @Test("an unknown user is a usage error naming --user")

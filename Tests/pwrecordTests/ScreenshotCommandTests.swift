@@ -20,6 +20,21 @@ struct ScreenshotCommandTests {
         #expect(mode == 0o600)
     }
 
+    @Test("an existing file is not overwritten without --force (exit 1, the file untouched); with --force it is replaced")
+    func existingFileNeedsForce() async throws {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let out = dir.appendingPathComponent("taken.png")
+        try Data("keep me".utf8).write(to: out)
+        let (refused, forced) = try await TestPortalControl.exclusively { _ in
+            (try await Pwrecord.run(["screenshot", "-o", out.path]),
+             try await Pwrecord.run(["screenshot", "-o", out.path, "--force"]))
+        }
+        #expect(refused.status == 1 && refused.stderr.contains("the file exists"), "\(refused.stderr)")
+        #expect(forced.status == 0, "\(forced.stderr)")
+        let decoded = try MediaTool.decodeVideo(out.path, width: 320, height: 240)
+        #expect(TestPattern.checkColourAreas(try #require(decoded.frames.first)) == nil)
+    }
+
     @Test("screenshot --long stops by itself when nothing scrolls and writes a PDF poppler reads")
     func longScreenshotWritesPDF() async throws {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -100,7 +100,11 @@ public final class EncoderSink: CaptureSink, @unchecked Sendable {
         case quiet = -8, error = 16, warning = 24, info = 32
     }
 
+    /// SVT-AV1 (the av1 encoder) logs on its own, read from `SVT_LOG` when an encoder opens (1 errors, 2
+    /// warnings, 3 its banner and settings): it is set to match unless the environment already sets it.
     public static func setLibraryLogLevel(_ level: LibraryLogLevel) {
         av_log_set_level(level.rawValue)
+        let svt = switch level { case .quiet: "0"; case .error: "1"; case .warning: "2"; case .info: "3" }
+        setenv("SVT_LOG", svt, 0)
     }
 }

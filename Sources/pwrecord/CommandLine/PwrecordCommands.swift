@@ -60,6 +60,7 @@ enum PwrecordCommands {
         options: [
             .value("output", short: "o", valueName: "file", help: "Write a .png or .pdf file.", default: "screenshot.png",
                    domain: .file),
+            .flag("force", help: "Overwrite the -o file when it exists."),
             .flag("window", help: "Capture one window."),
             .flag("long", help: "Capture scrolling content while you scroll, stitched into one tall image."),
             .flag("interactive", help: "Let the portal show its own screenshot dialog."),
@@ -82,6 +83,7 @@ enum PwrecordCommands {
                         options: [
                             .value("user", valueName: "name", help: "User name (default: you)."),
                             .value("app", valueName: "id", help: "App id.", default: "pwrecord"),
+                            .value("exe", valueName: "path", help: "Executable, for [exe:PATH] sections (default: pwrecord's own)."),
                             .value("at", valueName: "time", help: "Time as HH:MM or YYYY-MM-DDTHH:MM (default: now)."),
                         ]),
         ])

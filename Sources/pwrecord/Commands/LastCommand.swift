@@ -13,6 +13,13 @@ enum LastCommand {
         switch action {
         case "save":
             let dest = config.outputURL(for: parsed.positionals[0])
+            // Saving copies the file as it is: a name promising another container would mislead every player.
+            let kept = recording.file.pathExtension.lowercased(), asked = dest.pathExtension.lowercased()
+            if !asked.isEmpty, asked != kept {
+                console.error("cannot save the kept recording as \(dest.lastPathComponent): it is a .\(kept) file, and saving does not convert it",
+                              hint: "give a name ending in .\(kept)")
+                return .usage
+            }
             do throws(RecordingError) {
                 // The policy's output-dirs govern saving as they govern recording with -o.
                 let decision: PolicyDecision

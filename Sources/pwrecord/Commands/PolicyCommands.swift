@@ -30,10 +30,18 @@ enum PolicyCommands {
     static func explain(_ parsed: ParsedCommand, console: Console) throws(CommandLineError) -> ExitCode {
         let at = try parsed.value("at") { s throws(ValueError) in try parseTime(s, now: Date()) } ?? Date()
         let app = parsed.value("app") ?? "pwrecord"
+        let exe = parsed.value("exe")
+        if let exe, !exe.hasPrefix("/") {
+            throw CommandLineError(reason: .invalidValue(option: "--exe", value: exe, reason: "give an absolute path, e.g. /usr/bin/obs"),
+                                   commandPath: parsed.path)
+        }
         let subject: PolicySubject
         do {
+            // The executable is resolved as the policy resolves its [exe:PATH] sections (symlinks followed).
             if let user = parsed.value("user") {
-                subject = try PolicySubject.lookup(user: user, appID: app)
+                subject = try PolicySubject.lookup(user: user, appID: app, executable: exe)
+            } else if let exe {
+                subject = try PolicySubject.lookup(user: try PolicySubject.current().user, appID: app, executable: exe)
             } else {
                 subject = try PolicySubject.current(appID: app)
             }

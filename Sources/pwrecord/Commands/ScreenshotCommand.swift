@@ -24,6 +24,17 @@ enum ScreenshotCommand {
             console.error("cannot write \(output.path): the folder \(dir) is missing or not writable")
             return .failure
         }
+        var st = stat()
+        if lstat(output.path, &st) == 0 {   // lstat: a dangling symlink is there too
+            if (st.st_mode & S_IFMT) == S_IFDIR {
+                console.error("cannot write \(output.path): it is a folder", hint: "give a file name, e.g. \(output.path)/screenshot.png")
+                return .failure
+            }
+            if !parsed.flag("force") {
+                console.error("cannot write \(output.path): the file exists", hint: "use --force to replace it")
+                return .failure
+            }
+        }
         if parsed.flag("long") {
             return await long(output: output, window: parsed.flag("window"), idleStop: idleStop, maxHeight: maxHeight, console: console)
         }
