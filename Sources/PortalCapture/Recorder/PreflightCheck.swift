@@ -65,7 +65,7 @@ struct PreflightCheck {
 
     /// The kept recording is written below the store's root, the user's private state: under `output-dirs`
     /// that root must be the default one (below the passwd home, which no environment variable moves) or an
-    /// allowed folder, so that `XDG_STATE_HOME` cannot carry recordings somewhere the policy forbids.
+    /// allowed folder, so that `XDG_STATE_HOME` or `HOME` cannot carry recordings somewhere the policy forbids.
     private func checkStoreLocation() throws(RecordingError) {
         guard decision.allowedOutputDirs != nil else { return }
         let root = configuration.store.root.path
@@ -73,7 +73,7 @@ struct PreflightCheck {
            PolicyPath.resolve(standard.path) == PolicyPath.resolve(root) { return }
         guard decision.allowsOutput(root + "/recording") else {
             throw .disabled(reason: "the policy allows recordings only in \(OutputPlace.allowed(decision)), and the kept "
-                + "recordings' folder \(root) (from XDG_STATE_HOME) is outside them; unset XDG_STATE_HOME, or "
+                + "recordings' folder \(root) (moved there by XDG_STATE_HOME or HOME) is outside them; unset those, or "
                 + "record with -o into an allowed folder")
         }
     }

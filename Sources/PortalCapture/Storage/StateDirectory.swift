@@ -1,11 +1,13 @@
 import Foundation
 
 /// pwrecord's private state: `$XDG_STATE_HOME/pwrecord` (an absolute `XDG_STATE_HOME` only, as the XDG spec
-/// says), else `~/.local/state/pwrecord`. Kept recordings and restore tokens live below it.
+/// says), else `~/.local/state/pwrecord` with `~` from `$HOME` (absolute), else from the passwd database, as
+/// for the configuration. Kept recordings and restore tokens live below it.
 enum StateDirectory {
     static func url(_ subdirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         let state = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? (FileManager.default.homeDirectoryForCurrentUser.path + "/.local/state")
+            ?? ((environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+                 ?? PolicyPasswdEntry(uid: geteuid())?.home ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.local/state")
         return URL(fileURLWithPath: state).appendingPathComponent("pwrecord/" + subdirectory)
     }
 

@@ -36,7 +36,7 @@ struct RestoreTokenStoreTests {
         #expect(fileMode == 0o600)
     }
 
-    @Test("by default tokens live in $XDG_STATE_HOME/pwrecord/restore-tokens, else ~/.local/state/pwrecord/...")
+    @Test("by default tokens live in $XDG_STATE_HOME/pwrecord/restore-tokens, else ~/.local/state/pwrecord/... ($HOME, else passwd)")
     func defaultLocation() {
         #expect(StateDirectory.url("restore-tokens", environment: ["XDG_STATE_HOME": "/state/home"]).path
                 == "/state/home/pwrecord/restore-tokens")
@@ -44,9 +44,12 @@ struct RestoreTokenStoreTests {
         #expect(StateDirectory.url("restore-tokens", environment: [:]).path == fallback)
         #expect(StateDirectory.url("restore-tokens", environment: ["XDG_STATE_HOME": "relative/state"]).path == fallback,
                 "a relative XDG_STATE_HOME is ignored, as the XDG spec says")
+        #expect(StateDirectory.url("restore-tokens", environment: ["HOME": "/h"]).path == "/h/.local/state/pwrecord/restore-tokens",
+                "HOME is the base, as for the configuration")
         let environment = ProcessInfo.processInfo.environment
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 + "/.local/state/pwrecord/restore-tokens" : nil } ?? fallback
         let expected = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 + "/pwrecord/restore-tokens" : nil }
-            ?? fallback
+            ?? home
         #expect(RestoreTokenStore().directory.path == expected)
         #expect(ConsentMemory(maxAge: nil).store.directory.path == expected)
     }
