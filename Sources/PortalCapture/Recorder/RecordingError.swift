@@ -16,7 +16,8 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
     case failed(reason: String)
     /// The session was closed or PipeWire went away mid-recording; what was recorded so far is kept.
     case interrupted(reason: String)
-    /// The disk is full; what was recorded so far is kept.
+    /// The disk is full, or too full to start (less than `ScreenRecorderConfiguration.minimumFreeBytes`);
+    /// what was recorded until then is kept.
     case insufficientStorage(path: String)
     /// The output cannot be written.
     case filePermissions(path: String, reason: String)
@@ -46,7 +47,8 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
         case .interrupted(let reason):
             "recording was interrupted: \(reason); what was recorded so far has been kept"
         case .insufficientStorage(let path):
-            "no space left on the device for \(path); free some space or record to another place (what was recorded so far has been kept)"
+            "not enough space on the device for \(path); free some space or record to another place (a recording that "
+                + "ran out of space keeps what it recorded until then)"
         case .filePermissions(let path, let reason):
             "cannot write \(path): \(reason); choose a writable output path"
         case .attemptToStartInRecordingState:

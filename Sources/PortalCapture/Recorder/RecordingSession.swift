@@ -300,6 +300,20 @@ final class RecordingSession: Sendable {
                              videoFrames: stats.videoFrames, droppedFrames: stats.droppedFrames)
     }
 
+    /// How often a running recording's kept info is brought up to date.
+    static let infoInterval = Duration.seconds(2)
+
+    private func noteProgressInInfo() {
+        guard let kept = state.withLock({ $0.kept }) else { return }
+        var info = info(duration: pipeline.statistics.duration)
+        info.fileName = kept.info.fileName
+        info.created = kept.info.created
+        // Written under the lock, and only before the end: `finish` sets `ended` under it before it writes the
+        // final info, so this can never overwrite that.
+        let store = configuration.store
+        state.withLock { s in if !s.ended { try? store.update(info) } }
+    }
+
     private static func fileSize(_ url: URL) -> Int64 {
         var st = stat()
         return stat(url.path, &st) == 0 ? Int64(st.st_size) : 0
@@ -308,12 +322,19 @@ final class RecordingSession: Sendable {
     private func startTimers(maxDuration: Duration?, onProgress: @escaping @Sendable (RecordingProgress) -> Void) {
         let interval = configuration.progressInterval
         let progress = Task { [weak self] in
+            var infoWritten = ContinuousClock.now
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
                 guard let self, !Task.isCancelled else { return }
                 let s = self.pipeline.statistics
                 let bytes = self.file.map(Self.fileSize) ?? 0
                 onProgress(RecordingProgress(elapsed: s.duration, frames: s.videoFrames, droppedFrames: s.droppedFrames, bytes: bytes))
+                // The kept recording's info follows along every few seconds, so a recorder killed outright
+                // leaves one that says about how long its file is (finish writes the final one).
+                if ContinuousClock.now - infoWritten >= Self.infoInterval {
+                    infoWritten = .now
+                    self.noteProgressInInfo()
+                }
             }
         }
         let closed = grant.closed
