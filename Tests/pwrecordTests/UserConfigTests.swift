@@ -55,7 +55,7 @@ struct UserConfigTests {
         let p = try plan(["record", "--codec", "h264", "--container", "mkv"], config)
         #expect(p.options.codec == "h264" && p.options.container == "mkv")
         // The -o extension picks the container over the file's.
-        #expect(try plan(["record", "-o", "x.mp4"], config).options.container == "mp4")
+        #expect(try plan(["record", "-o", "x.mkv"], config).options.container == "mkv")
         // A path with a folder is taken as given, not put in output-dir.
         let cwd = FileManager.default.currentDirectoryPath
         #expect(try plan(["record", "-o", "./x.webm"], config).output?.path == cwd + "/x.webm")
@@ -74,6 +74,26 @@ struct UserConfigTests {
     func wrongLines(line: String, reason: String) {
         let config = UserConfig.parse("# defaults\n\ncodec = h264\n\(line)\n", file: "/c/pwrecord/config")
         #expect(config.problems.map(\.description) == ["/c/pwrecord/config:4: \(reason)"])
+    }
+
+    @Test("a key set twice is a wrong line, naming the first")
+    func duplicateKey() {
+        let config = UserConfig.parse("codec = h264\ncodec = vp9\n", file: "/c/pwrecord/config")
+        #expect(config.problems.map(\.description) == ["/c/pwrecord/config:2: 'codec' is already set on line 1"])
+        #expect(config.codec == "h264")
+    }
+
+    @Test("a codec the container cannot hold is a usage error before anything happens, saying where each came from")
+    func codecContainerMismatch() throws {
+        let config = UserConfig.parse("codec = h264\ncontainer = webm\n", file: "/c/pwrecord/config")
+        #expect(config.problems.isEmpty)
+        let fromFile = #expect(throws: CommandLineError.self) { try plan(["record"], config) }
+        #expect(fromFile?.description == "h264 (from /c/pwrecord/config:1) cannot go into webm (from /c/pwrecord/config:2); "
+                + "use a mkv or mp4 file, or the codec vp9 or av1")
+        let fromFlags = #expect(throws: CommandLineError.self) { try plan(["record", "-o", "x.mp4", "--codec", "vp9"], UserConfig()) }
+        #expect(fromFlags?.description == "vp9 (from --codec) cannot go into mp4 (from the -o file's extension); "
+                + "use a mkv or webm file, or the codec h264 or av1")
+        #expect(try plan(["record", "--container", "mkv"], config).options.container == "mkv", "--container mends it")
     }
 
     @Test("every wrong line is reported, each with its own line number")

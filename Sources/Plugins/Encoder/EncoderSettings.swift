@@ -49,7 +49,7 @@ extension EncoderSettings.Options.Container {
         else { return nil }
     }
 
-    func accepts(_ codec: EncoderSink.Options.VideoCodec) -> Bool {
+    public func accepts(_ codec: EncoderSink.Options.VideoCodec) -> Bool {
         switch self {
         case .mkv: true
         case .mp4: codec == .h264 || codec == .av1

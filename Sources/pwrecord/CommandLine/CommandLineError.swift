@@ -11,6 +11,8 @@ struct CommandLineError: Error, Equatable, CustomStringConvertible {
         case missingArgument(String)
         case unknownCommand(String)
         case conflicting(String, String)
+        /// Options that are each valid but not together, or with the config: the sentence says which.
+        case invalidCombination(String)
     }
 
     var reason: Reason
@@ -28,6 +30,7 @@ struct CommandLineError: Error, Equatable, CustomStringConvertible {
         case .missingArgument(let a): "missing argument <\(a)>"
         case .unknownCommand(let c): "unknown command '\(c)'"
         case .conflicting(let a, let b): "'\(a)' and '\(b)' cannot be used together"
+        case .invalidCombination(let why): why
         }
     }
 

@@ -44,6 +44,7 @@ enum RecordCommand {
             container = ext
         }
         options.container = container ?? config.container ?? "mkv"
+        try checkCodecFitsContainer(options, parsed: parsed, config: config)
         if let crop = try parsed.value("crop", ValueParsers.rect) { options.crop = PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height) }
         options.masks = try parsed.all("mask", ValueParsers.rect).map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
         options.sinks = try parsed.all("sink") { s throws(ValueError) in
@@ -65,6 +66,27 @@ enum RecordCommand {
             throw CommandLineError(reason: .invalidValue(option: "record", value: "", reason: error.description), commandPath: parsed.path)
         }
         return Plan(options: options, appID: parsed.value("app-id") ?? "pwrecord", output: output, force: parsed.flag("force"))
+    }
+
+    /// The codec and container may come from options, the -o extension, the config file or defaults: a pair
+    /// the container cannot hold is refused before anything happens, saying where each came from.
+    static func checkCodecFitsContainer(_ options: RecordingOptions, parsed: ParsedCommand, config: UserConfig) throws(CommandLineError) {
+        typealias Container = EncoderSink.Options.Container
+        guard let container = Container(rawValue: options.container),
+              let codec = EncoderSink.Options.VideoCodec(rawValue: options.codec), !container.accepts(codec) else { return }
+        let codecFrom = parsed.value("codec") != nil ? "--codec" : config.origins["codec"] ?? "the default"
+        let containerFrom = if parsed.value("container") != nil {
+            "--container"
+        } else if let output = parsed.value("output"), !URL(fileURLWithPath: output).pathExtension.isEmpty {
+            "the -o file's extension"
+        } else {
+            config.origins["container"] ?? "the default"
+        }
+        let fits = Container.allCases.filter { $0.accepts(codec) }.map(\.rawValue).joined(separator: " or ")
+        let codecs = EncoderSink.Options.VideoCodec.allCases.filter { container.accepts($0) }.map(\.rawValue).joined(separator: " or ")
+        throw CommandLineError(reason: .invalidCombination("\(codec.rawValue) (from \(codecFrom)) cannot go into \(container.rawValue) "
+                                                           + "(from \(containerFrom)); use a \(fits) file, or the codec \(codecs)"),
+                               commandPath: parsed.path)
     }
 
     static func run(_ parsed: ParsedCommand, config: UserConfig, console: Console) async throws(CommandLineError) -> ExitCode {

@@ -11,6 +11,12 @@ struct UserConfig: Equatable {
     var outputDirectory: String?
     /// Every wrong line, in file order; empty when the file is fine or absent.
     var problems: [UserConfigError] = []
+    /// `file:line` of each key set, to say where a value came from (not part of equality).
+    var origins: [String: String] = [:]
+
+    static func == (a: UserConfig, b: UserConfig) -> Bool {
+        a.codec == b.codec && a.container == b.container && a.outputDirectory == b.outputDirectory && a.problems == b.problems
+    }
 
     static let keys = ["codec", "container", "output-dir"]
 
@@ -37,6 +43,7 @@ struct UserConfig: Equatable {
 
     static func parse(_ text: String, file: String, home: String = home(ProcessInfo.processInfo.environment)) -> UserConfig {
         var config = UserConfig()
+        var seen: [String: Int] = [:]
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             func problem(_ reason: String) { config.problems.append(UserConfigError(file: file, line: index + 1, reason: reason)) }
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)?
@@ -46,22 +53,29 @@ struct UserConfig: Equatable {
                 .map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, !parts[0].isEmpty else { problem("expected 'key = value'"); continue }
             let (key, value) = (parts[0], parts[1])
+            // A valid value for a key already set is a wrong line (the first stays), as in the policy file.
+            func claim() -> Bool {
+                if let first = seen[key] { problem("'\(key)' is already set on line \(first)"); return false }
+                seen[key] = index + 1
+                config.origins[key] = "\(file):\(index + 1)"
+                return true
+            }
             switch key {
             case "codec":
                 guard PwrecordCommands.codecs.contains(value) else {
                     problem("bad codec '\(value)' (expected one of \(PwrecordCommands.codecs.joined(separator: ", ")))"); continue
                 }
-                config.codec = value
+                if claim() { config.codec = value }
             case "container":
                 guard PwrecordCommands.containers.contains(value) else {
                     problem("bad container '\(value)' (expected one of \(PwrecordCommands.containers.joined(separator: ", ")))"); continue
                 }
-                config.container = value
+                if claim() { config.container = value }
             case "output-dir":
                 if value == "~" || value.hasPrefix("~/") {
-                    config.outputDirectory = home + value.dropFirst()
+                    if claim() { config.outputDirectory = home + value.dropFirst() }
                 } else if value.hasPrefix("/") {
-                    config.outputDirectory = value
+                    if claim() { config.outputDirectory = value }
                 } else {
                     problem("output-dir must be an absolute folder or start with ~/ (got '\(value)')")
                 }
@@ -99,5 +113,8 @@ struct UserConfigError: Error, Equatable, CustomStringConvertible {
     var reason: String
 
     var description: String { "\(file)\(line.map { ":\($0)" } ?? ""): \(reason)" }
-    var hint: String { "fix or remove that line in \(file) (keys: \(UserConfig.keys.joined(separator: ", "))); see 'man pwrecord'" }
+    var hint: String {
+        line == nil ? "make \(file) a readable UTF-8 text file, or remove it; see 'man pwrecord'"
+            : "fix or remove that line in \(file) (keys: \(UserConfig.keys.joined(separator: ", "))); see 'man pwrecord'"
+    }
 }
