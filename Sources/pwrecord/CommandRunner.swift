@@ -40,7 +40,7 @@ struct CommandRunner {
             case "policy explain": return try PolicyCommands.explain(parsed, console: console)
             case "sinks": return SinksCommand.run(parsed, console: console)
             case "record": return try await RecordCommand.run(parsed, config: config, console: console)
-            case "status": return await StatusCommand.run(parsed, console: console)
+            case "status": return try await StatusCommand.run(parsed, console: console)
             case "screenshot": return try await ScreenshotCommand.run(parsed, config: config, console: console)
             case "last", "last info", "last save", "last discard", "last open":
                 return LastCommand.run(parsed, config: config, console: console)

@@ -37,6 +37,8 @@ struct ValidationBeforeSideEffectsTests {
 
     static let badRecordOptions: [(options: [String], name: String)] = [
         (["--crop", "0,0,0,120"], "--crop"),
+        (["--duration", "1e3"], "--duration"),
+        (["--duration", "169h"], "--duration"),
         (["--crop", "10,10"], "--crop"),
         (["--mask", "0,0,10,10", "--mask", "-5,0,10,10"], "--mask"),
         (["--mask", "a,b,c,d"], "--mask"),
@@ -71,6 +73,8 @@ struct ValidationBeforeSideEffectsTests {
         (["--long", "--idle-stop", "never"], "--idle-stop"),
         (["--long", "--max-height", "5"], "--max-height"),
         (["--window", "--bogus"], "--bogus"),
+        (["--idle-stop", "5"], "--idle-stop"),
+        (["--max-height", "500"], "--max-height"),
     ]
 
     @Test("a bad screenshot option exits 2 naming it, before the portal is asked", arguments: badScreenshotOptions)

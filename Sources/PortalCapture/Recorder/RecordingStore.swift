@@ -102,7 +102,8 @@ public struct RecordingStore: Sendable {
         }
     }
 
-    static func isValidAppID(_ id: String) -> Bool {
+    /// An app id names a folder: letters, digits, '.', '_' and '-', not empty, not starting with '.'.
+    public static func isValidAppID(_ id: String) -> Bool {
         !id.isEmpty && !id.hasPrefix(".") && id.utf8.allSatisfy { c in
             (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2E || c == 0x5F || c == 0x2D
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PortalCapture
 
 /// Parsers for option values, each failing with a message that says what was expected.
 enum ValueParsers {
@@ -32,6 +33,14 @@ enum ValueParsers {
         guard total > 0 else { throw ValueError("must be greater than 0") }
         guard total <= maximumDuration else { throw ValueError("must be at most a week (168h)") }
         return total
+    }
+
+    /// An app id (`--app-id`, `--app`): it names the kept recording's folder and policy `[app:ID]` sections.
+    static func appID(_ s: String) throws(ValueError) -> String {
+        guard RecordingStore.isValidAppID(s) else {
+            throw ValueError("app id '\(s)' may hold only letters, digits, '.', '_' and '-', and may not start with '.'")
+        }
+        return s
     }
 
     /// A positive integer within `range`.

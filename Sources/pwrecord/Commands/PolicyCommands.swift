@@ -29,7 +29,7 @@ enum PolicyCommands {
     /// would be available, 4 when the policy disables it.
     static func explain(_ parsed: ParsedCommand, console: Console) throws(CommandLineError) -> ExitCode {
         let at = try parsed.value("at") { s throws(ValueError) in try parseTime(s, now: Date()) } ?? Date()
-        let app = parsed.value("app") ?? "pwrecord"
+        let app = try parsed.value("app", ValueParsers.appID) ?? "pwrecord"
         let exe = parsed.value("exe")
         if let exe, !exe.hasPrefix("/") {
             throw CommandLineError(reason: .invalidValue(option: "--exe", value: exe, reason: "give an absolute path, e.g. /usr/bin/obs"),

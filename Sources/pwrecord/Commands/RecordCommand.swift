@@ -65,7 +65,8 @@ enum RecordCommand {
         do { try options.validate() } catch {
             throw CommandLineError(reason: .invalidValue(option: "record", value: "", reason: error.description), commandPath: parsed.path)
         }
-        return Plan(options: options, appID: parsed.value("app-id") ?? "pwrecord", output: output, force: parsed.flag("force"))
+        let appID = try parsed.value("app-id", ValueParsers.appID) ?? "pwrecord"
+        return Plan(options: options, appID: appID, output: output, force: parsed.flag("force"))
     }
 
     /// The codec and container may come from options, the -o extension, the config file or defaults: a pair

@@ -17,6 +17,10 @@ enum ScreenshotCommand {
             throw CommandLineError(reason: .invalidValue(option: "--output", value: output.path, reason: "the file must end in .png or .pdf"),
                                    commandPath: parsed.path)
         }
+        if !parsed.flag("long"), let given = ["idle-stop", "max-height"].first(where: { parsed.value($0) != nil }) {
+            throw CommandLineError(reason: .invalidCombination("'--\(given)' applies only to a long screenshot; add --long"),
+                                   commandPath: parsed.path)
+        }
         let idleStop = try parsed.value("idle-stop", ValueParsers.duration) ?? 3
         let maxHeight = try parsed.value("max-height") { s throws(ValueError) in try ValueParsers.integer(s, in: 100...1_000_000) } ?? 60_000
         let dir = output.deletingLastPathComponent().path

@@ -4,8 +4,8 @@ import Plugins
 
 /// `pwrecord status [--json]`: whether recording is available now, and every reason it is not.
 enum StatusCommand {
-    static func run(_ parsed: ParsedCommand, console: Console) async -> ExitCode {
-        let appID = parsed.value("app-id") ?? "pwrecord"
+    static func run(_ parsed: ParsedCommand, console: Console) async throws(CommandLineError) -> ExitCode {
+        let appID = try parsed.value("app-id", ValueParsers.appID) ?? "pwrecord"
         let recorder = ScreenRecorder.standard(appID: appID, provider: Providers.screenCast())
         let availability = await recorder.refreshAvailability()
         let decision = recorder.policyDecision
