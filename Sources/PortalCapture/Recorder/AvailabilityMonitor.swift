@@ -3,12 +3,14 @@ import Synchronization
 
 /// Keeps `Availability` current: the policy (files watched with inotify, hours boundaries), the portal
 /// (appearing on and leaving the session bus), and PipeWire (its socket accepting connections, checked
-/// every `pipewireInterval`). Calls `onChange` with the new value when it changes.
+/// every `pipewireInterval`). Calls `onChange` with the new value when it changes, and `onPolicyChange` with
+/// each new policy decision (which may tighten a running recording without changing availability).
 final class AvailabilityMonitor: Sendable {
     private let appID: String
     private let configuration: ScreenRecorderConfiguration
     private let state = Mutex(State())
     private let callback = Mutex<(@Sendable (Availability) -> Void)?>(nil)
+    private let policyCallback = Mutex<(@Sendable (PolicyDecision) -> Void)?>(nil)
     private let pipewireInterval: Duration = .milliseconds(500)
 
     private struct State {
@@ -23,6 +25,11 @@ final class AvailabilityMonitor: Sendable {
     init(appID: String, configuration: ScreenRecorderConfiguration) {
         self.appID = appID
         self.configuration = configuration
+    }
+
+    var onPolicyChange: (@Sendable (PolicyDecision) -> Void)? {
+        get { policyCallback.withLock { $0 } }
+        set { policyCallback.withLock { $0 = newValue } }
     }
 
     var onChange: (@Sendable (Availability) -> Void)? {
@@ -40,7 +47,11 @@ final class AvailabilityMonitor: Sendable {
             if subject == nil { subject = try PolicySubject.current(appID: appID) }
             guard let subject else { return }
             let watcher = try PolicyWatcher(subject: subject, locations: configuration.policy,
-                                            onChange: { [weak self] decision in self?.update { $0.policy = decision } })
+                                            onChange: { [weak self] decision in
+                                                guard let self else { return }
+                                                self.update { $0.policy = decision }
+                                                self.policyCallback.withLock { $0 }?(decision)
+                                            })
             state.withLock { $0.watcher = watcher; $0.policy = watcher.decision }
         } catch {
             state.withLock { $0.policy = .failedClosed([error]) }

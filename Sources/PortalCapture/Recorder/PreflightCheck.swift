@@ -14,6 +14,22 @@ struct PreflightCheck {
         guard RecordingStore.isValidAppID(appID) else {
             throw .invalidParameter("app id '\(appID)' (use letters, digits, '.', '_' and '-')")
         }
+        try checkPolicy()
+        if let output = options.output {
+            try checkOutput(output)
+        }
+        // A recording with an output is written beside it (checked above); only a kept one uses the store.
+        if keepsFile && options.output == nil {
+            let dir = try configuration.store.directory(for: appID)
+            if let free = Self.freeBytes(dir.path), free < configuration.minimumFreeBytes {
+                throw .insufficientStorage(path: dir.path)
+            }
+        }
+    }
+
+    /// What the policy says of this recording, without touching any file: checked before consent, and again
+    /// whenever the policy changes while it runs (a tightened policy stops it).
+    func checkPolicy() throws(RecordingError) {
         guard decision.isAvailable else {
             throw .disabled(reason: decision.reasons.map(\.description).joined(separator: "; "))
         }
@@ -26,23 +42,17 @@ struct PreflightCheck {
         if let denied = sinkIDs.first(where: { !decision.allowsSink($0) }) {
             throw .disabled(reason: "the policy does not allow the '\(denied)' sink (allowed: \(decision.allowedSinks.map { $0.sorted().joined(separator: ", ") } ?? "any"))")
         }
-        if let output = options.output {
-            try checkOutput(output)
+        if let output = options.output, !decision.allowsOutput(output.path) {
+            throw .disabled(reason: OutputPlace.refusal(output.deletingLastPathComponent().path, decision))
         }
         try checkSinkOutputs()
-        // A recording with an output is written beside it (checked above); only a kept one uses the store.
         if keepsFile && options.output == nil {
             try checkStoreLocation()
-            let dir = try configuration.store.directory(for: appID)
-            if let free = Self.freeBytes(dir.path), free < configuration.minimumFreeBytes {
-                throw .insufficientStorage(path: dir.path)
-            }
         }
     }
 
     private func checkOutput(_ output: URL) throws(RecordingError) {
         let dir = output.deletingLastPathComponent().path
-        guard decision.allowsOutput(output.path) else { throw .disabled(reason: OutputPlace.refusal(dir, decision)) }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
             throw .filePermissions(path: output.path, reason: "the folder \(dir) does not exist")

@@ -35,7 +35,10 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
         case .userDeclined:
             "recording was declined in the desktop's dialog; run the command again and choose a screen or window to share"
         case .disabled(let reason):
-            "recording is disabled by policy: \(reason); ask your administrator (see 'pwrecord policy explain')"
+            // A policy reason may already say whom to ask.
+            "recording is disabled by policy: \(reason)"
+                + (reason.hasSuffix("ask your administrator") ? "" : "; ask your administrator")
+                + " (see 'pwrecord policy explain')"
         case .notPermitted(let reason):
             "the desktop refused screen capture for this application\(reason.isEmpty ? "" : ": \(reason)"); allow "
                 + "screen capture for it in the desktop's privacy settings (for a Flatpak app, its portal "

@@ -19,6 +19,8 @@ final class RecordingSession: Sendable {
     private let file: URL?
     /// Where `file` goes when the recording ends (the options' output), or nil for a kept recording.
     private let destination: URL?
+    /// Whether the recording writes a file (not a capture to a handler only): what the policy's checks ask.
+    private let keepsFile: Bool
     private let created = Date()
     private let state = Mutex(State())
     private let onEnd: @Sendable (RecordingError?) -> Void
@@ -31,11 +33,13 @@ final class RecordingSession: Sendable {
         var recordedFormat: VideoFormat?
         var sinkError: RecordingError?
         var tasks: [Task<Void, Never>] = []
+        /// The shorter of the options' and the policy's max duration, as the policy is now (it may change).
+        var limit: Duration?
     }
 
     private init(appID: String, options: RecordingOptions, configuration: ScreenRecorderConfiguration,
                  grant: any ScreenCastGrant, audioCore: PipeWireCore?, pipeline: CapturePipeline, file: URL?,
-                 destination: URL?, onEnd: @escaping @Sendable (RecordingError?) -> Void) {
+                 destination: URL?, keepsFile: Bool, onEnd: @escaping @Sendable (RecordingError?) -> Void) {
         self.appID = appID
         self.options = options
         self.configuration = configuration
@@ -44,6 +48,7 @@ final class RecordingSession: Sendable {
         self.pipeline = pipeline
         self.file = file
         self.destination = destination
+        self.keepsFile = keepsFile
         self.onEnd = onEnd
     }
 
@@ -145,7 +150,7 @@ final class RecordingSession: Sendable {
         }
         let session = RecordingSession(appID: appID, options: options, configuration: configuration, grant: grant,
                                        audioCore: audioCore, pipeline: pipeline, file: file, destination: destination,
-                                       onEnd: onEnd)
+                                       keepsFile: keepsFile, onEnd: onEnd)
         do {
             try pipeline.start()
         } catch {
@@ -185,7 +190,8 @@ final class RecordingSession: Sendable {
             return earlySinkFailures.withLock { $0 }
         }
         for (sink, error) in early { session.sinkFailed(sink, error) }
-        session.startTimers(maxDuration: Self.maxDuration(options, decision), onProgress: onProgress)
+        session.state.withLock { $0.limit = Self.maxDuration(options, decision) }
+        session.startTimers(onProgress: onProgress)
         return session
     }
 
@@ -319,7 +325,20 @@ final class RecordingSession: Sendable {
         return stat(url.path, &st) == 0 ? Int64(st.st_size) : 0
     }
 
-    private func startTimers(maxDuration: Duration?, onProgress: @escaping @Sendable (RecordingProgress) -> Void) {
+    /// The policy changed while recording: what it no longer allows ends the recording (`disabled`), and a
+    /// new max duration applies from now on (at once when already reached, as a normal stop).
+    func policyChanged(_ decision: PolicyDecision) {
+        do throws(RecordingError) {
+            try PreflightCheck(appID: appID, options: options, keepsFile: keepsFile, configuration: configuration,
+                               decision: decision).checkPolicy()
+        } catch {
+            end(error)
+            return
+        }
+        state.withLock { $0.limit = Self.maxDuration(options, decision) }
+    }
+
+    private func startTimers(onProgress: @escaping @Sendable (RecordingProgress) -> Void) {
         let interval = configuration.progressInterval
         let progress = Task { [weak self] in
             var infoWritten = ContinuousClock.now
@@ -344,18 +363,21 @@ final class RecordingSession: Sendable {
             self?.end(.interrupted(reason: "the screen-cast session was closed"))
         }
         var tasks = [progress, watchClosed]
-        if let maxDuration {
-            tasks.append(Task { [weak self] in
-                // Recording time (the clock since the first frame, pauses excluded), so audio and video end together.
-                let limit = Double(maxDuration.components.seconds) + Double(maxDuration.components.attoseconds) / 1e18
-                while !Task.isCancelled {
-                    guard let self else { return }
-                    let remaining = limit - self.pipeline.elapsed
-                    if remaining <= 0.02 { self.end(nil); return }
-                    try? await Task.sleep(for: .milliseconds(Int64(min(max(remaining * 1000 / 2, 10), 200))))
+        tasks.append(Task { [weak self] in
+            // Recording time (the clock since the first frame, pauses excluded), so audio and video end together.
+            // The limit is read each time round: a policy change may lower it, or set one.
+            while !Task.isCancelled {
+                guard let self else { return }
+                guard let limit = self.state.withLock({ $0.limit }) else {
+                    try? await Task.sleep(for: .milliseconds(200))
+                    continue
                 }
-            })
-        }
+                let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
+                let remaining = seconds - self.pipeline.elapsed
+                if remaining <= 0.02 { self.end(nil); return }
+                try? await Task.sleep(for: .milliseconds(Int64(min(max(remaining * 1000 / 2, 10), 200))))
+            }
+        })
         state.withLock { $0.tasks = tasks }
     }
 }

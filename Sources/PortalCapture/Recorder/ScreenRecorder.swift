@@ -54,8 +54,8 @@ public final class ScreenRecorder: Sendable {
         monitor = AvailabilityMonitor(appID: appID, configuration: configuration)
         monitor.onChange = { [weak self] availability in
             self?.emit(.availabilityChanged(availability))
-            self?.policyChanged()
         }
+        monitor.onPolicyChange = { [weak self] _ in self?.policyChanged() }
         monitor.start()
     }
 
@@ -223,13 +223,11 @@ public final class ScreenRecorder: Sendable {
         }
     }
 
-    /// A policy change while recording: a deny stops it with `disabled`.
+    /// A policy change while recording: whatever it no longer allows (recording now, the microphone, a sink,
+    /// the output place) stops it with `disabled`; a new max duration applies from now on.
     private func policyChanged() {
         guard let session = state.withLock({ $0.session }) else { return }
-        let decision = monitor.policyDecision
-        if !decision.isAvailable {
-            session.end(.disabled(reason: decision.reasons.map(\.description).joined(separator: "; ")))
-        }
+        session.policyChanged(monitor.policyDecision)
     }
 
     private func emitStopped(_ error: RecordingError?) { emit(.stopped(error: error)) }

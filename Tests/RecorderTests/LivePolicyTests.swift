@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+@testable import PortalCapture
+import Plugins
+import PortalTestSupport
+
+/// A policy tightened while a recording runs applies to it: what it no longer allows stops it (`disabled`,
+/// the file kept and playable), and a lower max duration ends it at the new limit.
+@Suite("A policy tightened while recording", .enabled(if: TestDesktop.isAvailable), .serialized)
+struct LivePolicyTests {
+    @Test("a max-duration set while recording ends it at that limit, as a normal stop")
+    func lowerMaxDuration() async throws {
+        let h = try RecorderHarness()
+        let spy = DelegateSpy()
+        h.recorder.delegate = spy
+        try await h.recorder.startRecording()
+        try h.writeUserPolicy("[defaults]\nmax-duration = 2s\n")
+        #expect(await eventually(timeout: .seconds(8)) { spy.stopErrors.count == 1 }, "still recording")
+        #expect(spy.stopErrors == [nil])
+        let kept = try #require(h.recorder.keptRecording)
+        let duration = try mediaDuration(kept.file.path)
+        #expect(abs(duration - 2) < 0.5, "duration \(duration)")
+    }
+
+    @Test("a max-duration already passed when it is set ends the recording at once")
+    func maxDurationAlreadyPassed() async throws {
+        let h = try RecorderHarness()
+        let spy = DelegateSpy()
+        h.recorder.delegate = spy
+        try await h.recorder.startRecording()
+        try await Task.sleep(for: .seconds(2))
+        let edited = ContinuousClock.now
+        try h.writeUserPolicy("[defaults]\nmax-duration = 1s\n")
+        #expect(await eventually(timeout: .seconds(5)) { spy.stopErrors.count == 1 }, "still recording")
+        let stoppedAt = try #require(spy.firstTime(of: "stopped"))
+        #expect(stoppedAt - edited < .seconds(1.5), "stopped \(stoppedAt - edited) after the edit")
+        #expect(spy.stopErrors == [nil])
+    }
+
+    @Test("a sink the policy no longer allows stops the recording with disabled, and the file plays")
+    func sinkNoLongerAllowed() async throws {
+        let h = try RecorderHarness()
+        let spy = DelegateSpy()
+        h.recorder.delegate = spy
+        try await h.recorder.startRecording()
+        try await Task.sleep(for: .seconds(1))
+        try h.writeUserPolicy("[defaults]\nsinks = raw\n")
+        #expect(await eventually(timeout: .seconds(5)) { spy.stopErrors.count == 1 }, "still recording")
+        guard case .disabled(let reason)?? = spy.stopErrors.first else {
+            Issue.record("expected disabled, got \(spy.stopErrors)")
+            return
+        }
+        #expect(reason.contains("'encoder' sink"), "\(reason)")
+        let kept = try #require(h.recorder.keptRecording)
+        #expect(try mediaDuration(kept.file.path) > 0.5)
+    }
+}
