@@ -121,12 +121,18 @@ public final class ScreenCastPortal: PortalInterfaceClient {
         let capabilities = try await self.capabilities()
         var options = options
         let remembering = consent.flatMap { $0.isEnabled ? $0 : nil }
+        // Remembering switched off (consent-memory 0): a token kept from before must not come back later.
+        if let consent, !consent.isEnabled { consent.forget(appID) }
         var storedTokenUsed = false
+        // When the stored token brings the grant back, the consent is still the one given then: the new token
+        // keeps that time, so the memory runs out counted from the user's answer, not from the latest use.
+        var consentGiven: Date?
         if let remembering, capabilities.version >= ScreenCastOptions.Version.persistence {
             if options.persistMode == nil { options.persistMode = .persistent }
             if options.restoreToken == nil, let token = remembering.token(for: appID) {
                 options.restoreToken = token
                 storedTokenUsed = true
+                consentGiven = remembering.store.entry(for: appID)?.issued
             }
         }
         _ = try options.encoded(for: capabilities)
@@ -138,13 +144,14 @@ public final class ScreenCastPortal: PortalInterfaceClient {
         } catch {
             guard report.tokenSent, ScreenCastPortal.tokenMayBeAtFault(error) else { throw error }
             if storedTokenUsed { remembering?.forget(appID) }
+            consentGiven = nil
             report.tokenRefused = true
             options.restoreToken = nil
             session = try await attempt(options, capabilities: capabilities, parentWindow: parentWindow)
         }
         if let remembering, let token = session.restoreToken {
             do {
-                try remembering.remember(token, for: appID)
+                try remembering.remember(token, for: appID, now: consentGiven ?? Date())
                 report.tokenStored = true
             } catch {
                 report.storeError = "\(error)"

@@ -105,6 +105,41 @@ struct PortalDesktopTests {
         }
     }
 
+    @Test("a restored grant keeps the consent's time: recording often does not stretch the memory")
+    func restoredGrantKeepsConsentTime() async throws {
+        try await TestPortalControl.exclusively { control in
+            let memory = consent(maxAge: .seconds(60))
+            let first = try await portal.start(ScreenCastOptions(), appID: "org.example.Often", consent: memory)
+            await first.close()
+            // The user answered 50 s ago: the token is still good for 10 s.
+            let answered = Date().addingTimeInterval(-50)
+            try memory.store.store(try #require(first.restoreToken), for: "org.example.Often", now: answered)
+            let before = try await control.stat("dialogs_shown")
+            let second = try await portal.start(ScreenCastOptions(), appID: "org.example.Often", consent: memory)
+            await second.close()
+            #expect(second.consent.tokenSent && second.consent.tokenStored)
+            #expect(try await control.stat("dialogs_shown") == before, "restored without a dialog")
+            let entry = try #require(memory.store.entry(for: "org.example.Often"))
+            #expect(entry.token == second.restoreToken)
+            #expect(abs(entry.issued.timeIntervalSince(answered)) < 1, "issued \(entry.issued), answered \(answered)")
+        }
+    }
+
+    @Test("with remembering off, a token kept from before is deleted and not sent")
+    func rememberingOffForgets() async throws {
+        try await TestPortalControl.exclusively { control in
+            let on = consent()
+            let first = try await portal.start(ScreenCastOptions(), appID: "org.example.Off", consent: on)
+            await first.close()
+            #expect(on.store.entry(for: "org.example.Off") != nil)
+            let off = ConsentMemory(store: on.store, maxAge: .zero)
+            let second = try await portal.start(ScreenCastOptions(), appID: "org.example.Off", consent: off)
+            await second.close()
+            #expect(!second.consent.tokenSent)
+            #expect(on.store.entry(for: "org.example.Off") == nil)
+        }
+    }
+
     @Test("an expired token is not sent")
     func expiredToken() async throws {
         try await TestPortalControl.exclusively { control in
