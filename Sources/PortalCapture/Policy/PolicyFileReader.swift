@@ -20,6 +20,7 @@ struct PolicyFileReader {
         let fd = openat(directory, name ?? path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else {
             let error = errno
+            if let dangling = Self.danglingLink(name ?? path, in: directory, path: path, error: error) { return (nil, [dangling]) }
             if missingIsFine && (error == ENOENT || error == ENOTDIR) { return (nil, []) }
             return (nil, [.unreadable(path: path, reason: Self.text(error))])
         }
@@ -57,6 +58,7 @@ struct PolicyFileReader {
         let fd = openat(directory, name ?? path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
             let error = errno
+            if let dangling = Self.danglingLink(name ?? path, in: directory, path: path, error: error) { return (-1, false, [dangling]) }
             if error == ENOENT { return (-1, true, []) }
             if error == ENOTDIR { return (-1, false, [.notDirectory(path: path)]) }
             return (-1, false, [.unreadable(path: path, reason: Self.text(error))])
@@ -68,6 +70,15 @@ struct PolicyFileReader {
             return (-1, false, [.unreadable(path: path, reason: Self.text(error))])
         }
         return (fd, false, trustProblems(path, info))
+    }
+
+    /// A name that is there but leads nowhere (a symlink to something missing) is not a missing file: the
+    /// admin put something there, so it fails closed instead of meaning "no restrictions".
+    private static func danglingLink(_ name: String, in directory: Int32, path: String, error: Int32) -> PolicyError? {
+        guard error == ENOENT else { return nil }
+        var info = stat()
+        guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return nil }
+        return .unreadable(path: path, reason: "a symlink to something that does not exist")
     }
 
     /// The names in an open directory that are policy drop-ins (`*.conf`, not hidden), in byte order.

@@ -226,11 +226,22 @@ struct PolicyLayeringTests {
         #expect(mkfifo(fixture.dropIns + "/d.conf", 0o644) == 0)  // must not block the reader
         let decision = Self.decide(fixture)
         #expect(decision.reasons.map(\.description) == [
-            "\(fixture.dropIns)/a.conf: cannot read: No such file or directory; recording stays unavailable until it can be read",
+            "\(fixture.dropIns)/a.conf: cannot read: a symlink to something that does not exist; recording stays unavailable until it can be read",
             "\(fixture.dropIns)/b.conf: not a regular file; replace it with a policy file or remove it",
             "\(fixture.dropIns)/c.conf: not valid UTF-8; save it as UTF-8 text",
             "\(fixture.dropIns)/d.conf: not a regular file; replace it with a policy file or remove it",
         ])
+    }
+
+    @Test("a dangling symlink in place of policy.conf, policy.d or the system directory fails closed: it is not 'no files'",
+          arguments: ["policy.conf", "policy.d", ""])
+    func danglingOptionalPlaces(name: String) throws {
+        let fixture = PolicyFixture(createSystemDirectory: name != "")
+        let place = name.isEmpty ? fixture.system : fixture.system + "/" + name
+        try FileManager.default.createSymbolicLink(atPath: place, withDestinationPath: "/nonexistent-\(UUID().uuidString)")
+        let decision = Self.decide(fixture)
+        #expect(!decision.isAvailable)
+        #expect(decision.reasons == [.unreadable(path: place, reason: "a symlink to something that does not exist")])
     }
 
     @Test("a file the reader may not open fails closed", .enabled(if: geteuid() != 0, "root can read any file"))
