@@ -85,6 +85,17 @@ struct PolicyExplainTests {
         #expect(relative.status == 2 && relative.stderr.contains("--exe"), "\(relative.stderr)")
     }
 
+    @Test("--user without --exe still applies the [exe:] section of pwrecord's own executable, as record does")
+    func userKeepsOwnExecutable() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let own = Pwrecord.binary.resolvingSymlinksInPath().path
+        try home.writeUserPolicy("[exe:\(own)]\nrecording = deny\n")
+        let r = try await Pwrecord.run(["policy", "explain", "--user", Self.me], environment: home.env)
+        #expect(r.status == 4, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("recording = deny  [exe:\(own)]"), "\(r.stdout)")
+    }
+
     @Test("policy without a subcommand is a usage error pointing at its help")
     func missingSubcommand() async throws {
         let r = try await Pwrecord.run(["policy"])

@@ -38,12 +38,14 @@ enum PolicyCommands {
         let subject: PolicySubject
         do {
             // The executable is resolved as the policy resolves its [exe:PATH] sections (symlinks followed).
+            // Without --exe, pwrecord's own executable, whoever the user: [exe:] sections apply as for `record`.
+            let current = try PolicySubject.current(appID: app)
             if let user = parsed.value("user") {
-                subject = try PolicySubject.lookup(user: user, appID: app, executable: exe)
+                subject = try PolicySubject.lookup(user: user, appID: app, executable: exe ?? current.executable)
             } else if let exe {
-                subject = try PolicySubject.lookup(user: try PolicySubject.current().user, appID: app, executable: exe)
+                subject = try PolicySubject.lookup(user: current.user, appID: app, executable: exe)
             } else {
-                subject = try PolicySubject.current(appID: app)
+                subject = current
             }
         } catch {
             throw CommandLineError(reason: .invalidValue(option: "--user", value: parsed.value("user") ?? "", reason: error.description),
