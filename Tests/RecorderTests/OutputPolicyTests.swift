@@ -76,4 +76,25 @@ struct OutputPolicyTests {
         try recording.save(to: accepted, allowedBy: recorder.policyDecision)
         #expect(try mediaDuration(accepted.path) > 0.2)
     }
+
+    @Test("an output folder swapped for a link elsewhere while recording is caught at the end: nothing is put there")
+    func folderSwappedWhileRecording() async throws {
+        let (h, allowed) = try await harness()
+        let sub = allowed.appendingPathComponent("sub"), elsewhere = h.root.appendingPathComponent("elsewhere")
+        for dir in [sub, elsewhere] { try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) }
+        let out = sub.appendingPathComponent("race.mkv")
+        try await h.recorder.startRecording(RecordingOptions().output(out))
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(rename(sub.path, allowed.appendingPathComponent("sub-old").path) == 0)
+        try FileManager.default.createSymbolicLink(atPath: sub.path, withDestinationPath: elsewhere.path)
+        _ = try await h.recorder.stopRecording()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty, "nothing was put outside")
+        guard case .disabled(let reason)? = h.recorder.lastRecordingError else {
+            Issue.record("expected disabled, got \(String(describing: h.recorder.lastRecordingError))")
+            return
+        }
+        #expect(reason.contains("does not allow saving recordings"), "\(reason)")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: allowed.appendingPathComponent("sub-old").path)
+        #expect(kept.contains { $0.hasPrefix("race.partial-") }, "\(kept)")
+    }
 }

@@ -35,6 +35,8 @@ final class RecordingSession: Sendable {
         var tasks: [Task<Void, Never>] = []
         /// The shorter of the options' and the policy's max duration, as the policy is now (it may change).
         var limit: Duration?
+        /// The policy's decision as it is now: the output place is checked against it again at the end.
+        var decision: PolicyDecision = .unrestricted
     }
 
     private init(appID: String, options: RecordingOptions, configuration: ScreenRecorderConfiguration,
@@ -190,7 +192,7 @@ final class RecordingSession: Sendable {
             return earlySinkFailures.withLock { $0 }
         }
         for (sink, error) in early { session.sinkFailed(sink, error) }
-        session.state.withLock { $0.limit = Self.maxDuration(options, decision) }
+        session.state.withLock { $0.limit = Self.maxDuration(options, decision); $0.decision = decision }
         session.startTimers(onProgress: onProgress)
         return session
     }
@@ -251,7 +253,7 @@ final class RecordingSession: Sendable {
         if case .failed? = finalError, sinkError != nil, error == nil { finalError = sinkError }
         var recording: Recording?
         // A file the encoder never wrote to (it refused the first frame) holds nothing to keep.
-        let wroteNothing = file.map { Self.fileSize($0) == 0 } ?? false
+        let wroteNothing = file.map { url in var st = stat(); return stat(url.path, &st) == 0 && st.st_size == 0 } ?? false
         if keep, wroteNothing, let file {
             if destination == nil, state.withLock({ $0.kept }) != nil { configuration.store.discard(appID: appID) }
             unlink(file.path)
@@ -259,7 +261,13 @@ final class RecordingSession: Sendable {
             var info = info(duration: pipeline.statistics.duration)
             info.droppedFrames = pipeline.statistics.droppedFrames + report.statistics.dropped
             info.endedWithError = finalError?.description
-            do {
+            do throws(RecordingError) {
+                // Checked again now: a folder on the way may have been swapped for a link elsewhere since the
+                // start (while the consent dialog was open, say). The file stays where it is if so.
+                let decision = state.withLock { $0.decision }
+                for path in [file.path, destination.path] where !decision.allowsOutput(path) {
+                    throw RecordingError.disabled(reason: OutputPlace.refusal(URL(fileURLWithPath: path).deletingLastPathComponent().path, decision))
+                }
                 try PrivateFile.moveIntoPlace(file, at: destination, overwrite: options.overwrite)
                 info.fileName = destination.lastPathComponent
                 recording = Recording(file: destination, info: info, store: configuration.store, isKept: false)
@@ -268,8 +276,12 @@ final class RecordingSession: Sendable {
                 info.fileName = file.lastPathComponent
                 recording = Recording(file: file, info: info, store: configuration.store, isKept: false)
                 if finalError == nil {
-                    finalError = .filePermissions(path: destination.path, reason: Self.reason(error)
-                        + "; the recording is in \(file.path)")
+                    if case .disabled(let reason) = error {
+                        finalError = .disabled(reason: reason + "; the recording is in \(file.path)")
+                    } else {
+                        finalError = .filePermissions(path: destination.path, reason: Self.reason(error)
+                            + "; the recording is in \(file.path)")
+                    }
                 }
             }
         } else if keep, let kept = state.withLock({ $0.kept }) {
@@ -335,7 +347,7 @@ final class RecordingSession: Sendable {
             end(error)
             return
         }
-        state.withLock { $0.limit = Self.maxDuration(options, decision) }
+        state.withLock { $0.limit = Self.maxDuration(options, decision); $0.decision = decision }
     }
 
     private func startTimers(onProgress: @escaping @Sendable (RecordingProgress) -> Void) {
