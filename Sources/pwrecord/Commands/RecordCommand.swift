@@ -119,7 +119,8 @@ enum RecordCommand {
             console.error(error.description)
             return ExitCode(error)
         }
-        console.note("recording\(plan.options.maxDuration.map { String(format: " for %.1f s", $0) } ?? ""); Ctrl-C stops, SIGUSR1 pauses, SIGUSR2 resumes")
+        console.note("recording\(limitNote(plan.options.maxDuration, policy: recorder.policyDecision.maxDuration)); "
+                     + "Ctrl-C stops, SIGUSR1 pauses, SIGUSR2 resumes")
         let notification = DesktopNotification.show(summary: "Recording the screen", body: "pwrecord is recording; Ctrl-C in its terminal stops it.")
 
         // Wait for a stop signal or the recording ending on its own (duration, interruption). Both children
@@ -193,6 +194,17 @@ enum RecordCommand {
             console.out("save it with 'pwrecord last save FILE', discard it with 'pwrecord last discard'")
         }
         return exit
+    }
+
+    /// " for N s", with the policy named when its max-duration is what stops the recording.
+    static func limitNote(_ asked: Double?, policy: Duration?) -> String {
+        let policySeconds = policy.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        switch (asked, policySeconds) {
+        case (let a?, let p?) where p < a: return String(format: " for %.1f s (the policy's max-duration; %.1f s asked)", p, a)
+        case (nil, let p?): return String(format: " for at most %.1f s (the policy's max-duration)", p)
+        case (let a?, _): return String(format: " for %.1f s", a)
+        case (nil, nil): return ""
+        }
     }
 
     static func summary(_ r: Recording) -> String {
