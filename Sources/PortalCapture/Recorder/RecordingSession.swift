@@ -300,10 +300,11 @@ final class RecordingSession: Sendable {
         return state.withLock { $0.finished! }
     }
 
-    /// The file's sink failing ends the recording, and so does a full disk; an extra sink failing does not.
+    /// Any sink failing ends the recording (what was recorded is kept): each was asked for, and recording on
+    /// would leave its output missing, found out only at the end (docs/plugins.md: "A failing write_* stops the
+    /// recording"). A handler given to `startCapture` cannot fail.
     private static func endsRecording(_ sink: String, _ error: RecordingError) -> Bool {
-        if case .insufficientStorage = error { return true }
-        return sink == "encoder"
+        true
     }
 
     private static func reason(_ error: RecordingError) -> String {

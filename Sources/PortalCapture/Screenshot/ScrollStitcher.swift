@@ -42,7 +42,14 @@ public final class ScrollStitcher {
         statistics.framesConsumed += 1
         if stopped { return .reachedMaximumHeight }
         let found = try StitchRegion.resolve(options.region, in: frame, minimumHeight: Self.minimumAreaHeight)
-        guard let area else { return start(frame, area: found) }
+        guard let area else {
+            // Even the first frame is taller than allowed: nothing could ever be stitched.
+            guard found.height <= options.maximumHeight else {
+                throw .invalidOption(name: "maximumHeight", reason: "\(options.maximumHeight) is below the captured height "
+                                     + "\(found.height); allow at least \(found.height)")
+            }
+            return start(frame, area: found)
+        }
         guard found.width == area.width, found.height == area.height else {
             throw .frameSizeChanged(fromWidth: area.width, fromHeight: area.height,
                                     toWidth: found.width, toHeight: found.height)

@@ -86,7 +86,9 @@ enum ScreenshotCommand {
         }
         console.note("scroll the content now; press Enter or Ctrl-C when done (stops by itself after \(idleStop) s without scrolling)")
         let stops = StopSignals()
-        let enter = Task.detached { readLine() }
+        // Enter on a terminal: a script's standard input (a file, a pipe) holds no keypress to wait for.
+        let interactive = isatty(STDIN_FILENO) != 0
+        let enter = Task.detached { interactive ? readLine() : nil }
         let idle = Duration.milliseconds(Int64(idleStop * 1000))
         await withTaskGroup(of: Void.self) { group in
             group.addTask { for await s in stops.signals where s == .stop { return } }
@@ -98,7 +100,7 @@ enum ScreenshotCommand {
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(100))
-                    if stitcher.reachedMaximum || stitcher.idleFor > idle { return }
+                    if stitcher.reachedMaximum || stitcher.failed || stitcher.idleFor > idle { return }
                 }
             }
             _ = await group.next()
@@ -108,7 +110,8 @@ enum ScreenshotCommand {
         _ = await pipeline.finish()
         await grant.close()
         do {
-            let image = try stitcher.result()
+            let (image, truncatedBy) = try stitcher.result()
+            if let truncatedBy { console.note("\(truncatedBy.description); saving what was captured before that") }
             if output.pathExtension.lowercased() == "pdf" {
                 try PDFWriter().write(image, to: output.path)
             } else {

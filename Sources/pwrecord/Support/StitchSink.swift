@@ -32,10 +32,16 @@ final class StitchSink: CaptureSink, @unchecked Sendable {
 
     var idleFor: Duration { .now - state.withLock { $0.lastScroll } }
     var reachedMaximum: Bool { state.withLock { $0.maximum } }
+    /// Stitching stopped on an error: waiting longer changes nothing.
+    var failed: Bool { state.withLock { $0.error != nil } }
 
-    /// The stitched image; call after the pipeline finished.
-    func result() throws(ScreenshotError) -> StitchedImage {
-        if let error = state.withLock({ $0.error }) { throw error }
-        return try stitcher.finish()
+    /// The stitched image; call after the pipeline finished. A source that changed size ends the capture but
+    /// keeps what was stitched before it (`truncatedBy` says why); other errors throw.
+    func result() throws(ScreenshotError) -> (image: StitchedImage, truncatedBy: ScreenshotError?) {
+        let error = state.withLock { $0.error }
+        if let error {
+            guard case .frameSizeChanged = error, stitcher.statistics.framesConsumed > 1 else { throw error }
+        }
+        return (try stitcher.finish(), error)
     }
 }

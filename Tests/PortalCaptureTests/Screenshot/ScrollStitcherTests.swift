@@ -181,6 +181,17 @@ struct ScrollStitcherTests {
         } == nil)
     }
 
+    @Test("a maximum height below the first frame's is an error naming both, not 'no frames'")
+    func maximumHeightBelowFrame() throws {
+        let page = try standardPage(seed: 31)
+        let offsets = Support.offsets(from: 0, to: 200, steps: [40])
+        let error = #expect(throws: ScreenshotError.self) {
+            _ = try Support.stitch(page, offsets: offsets, options: StitchOptions().maximumHeight(page.viewportHeight - 1))
+        }
+        #expect(error == .invalidOption(name: "maximumHeight", reason: "\(page.viewportHeight - 1) is below the captured height "
+                                        + "\(page.viewportHeight); allow at least \(page.viewportHeight)"))
+    }
+
     @Test("finish gives the image and the stitcher starts afresh")
     func finishResets() throws {
         let page = try standardPage(seed: 31)
