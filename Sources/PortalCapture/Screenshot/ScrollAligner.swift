@@ -5,7 +5,8 @@
 /// 2. Votes: each non-blank row between the bands votes for `previousRow - currentRow` for every row of the
 ///    previous frame with its hash (rows whose hash repeats more than `maximumRepeats` times abstain). The
 ///    three offsets with most votes are checked over all rows the two frames then share; of those where
-///    at most a share `mismatchTolerance` of the shared rows differ, the one with most matching rows wins.
+///    at most a share `mismatchTolerance` of the shared rows differ, the one with most matching non-blank
+///    rows wins.
 /// 3. Blank-overlap rule: when no voted offset holds (the shared rows are blank or repeat), the smallest
 ///    movement whose shared rows (at least `minimumOverlap`) all match exactly is taken, in the direction
 ///    of the last movement first; the result is marked ambiguous. Blank rows at the inner edges of the
@@ -112,16 +113,18 @@ struct ScrollAligner {
         }
         }
         }
-        // Of the candidates within tolerance, the one under which most rows match wins.
-        var chosen: (offset: Int, matches: Int)?
+        // Of the candidates within tolerance, the one under which most non-blank rows match wins (then the
+        // fewest mismatches). Blank rows match blank rows under any small offset, so counting them would let
+        // a near-miss that shares more rows beat the true offset on a page of long blank runs.
+        var chosen: (offset: Int, informative: Int, wrong: Int)?
         for candidate in best where candidate.votes > 0 {
             let overlap = Self.overlap(candidate.offset, lo: lo, hi: hi)
             guard overlap.count > 0 else { continue }
             let allowed = Int(Double(overlap.count) * tolerance)
-            let wrong = Self.mismatches(a, b, offset: candidate.offset, rows: overlap, limit: allowed)
-            if wrong <= allowed && overlap.count - wrong > (chosen?.matches ?? 0) {
-                chosen = (candidate.offset, overlap.count - wrong)
-            }
+            let (wrong, informative) = Self.compare(a, b, bBlank, offset: candidate.offset, rows: overlap, limit: allowed)
+            guard wrong <= allowed else { continue }
+            if let c = chosen, informative < c.informative || (informative == c.informative && wrong >= c.wrong) { continue }
+            chosen = (candidate.offset, informative, wrong)
         }
         if let chosen {
             let outcome: Outcome = chosen.offset == 0 ? .unchanged : .moved(offset: chosen.offset, ambiguous: false)
@@ -169,6 +172,24 @@ struct ScrollAligner {
     private static func overlap(_ offset: Int, lo: Int, hi: Int) -> Range<Int> {
         let start = max(lo, lo - offset), end = min(hi, hi - offset)
         return start < end ? start..<end : start..<start
+    }
+
+    /// How many rows of `rows` differ between `b[r]` and `a[r + offset]` (counting up to `limit + 1`), and how
+    /// many non-blank ones match.
+    @inline(__always)
+    private static func compare(_ a: UnsafeBufferPointer<UInt64>, _ b: UnsafeBufferPointer<UInt64>,
+                                _ bBlank: UnsafeBufferPointer<Bool>, offset: Int, rows: Range<Int>,
+                                limit: Int) -> (wrong: Int, informative: Int) {
+        var wrong = 0, informative = 0
+        for r in rows {
+            if b[r] != a[r + offset] {
+                wrong += 1
+                if wrong > limit { break }
+            } else if !bBlank[r] {
+                informative += 1
+            }
+        }
+        return (wrong, informative)
     }
 
     /// How many rows of `rows` differ between `b[r]` and `a[r + offset]`, counting up to `limit + 1`.
