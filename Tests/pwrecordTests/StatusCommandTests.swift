@@ -71,6 +71,17 @@ struct StatusCommandTests {
         #expect(plain["microphoneAllowed"] as? Bool == true && plain["maxDurationSeconds"] == nil)
     }
 
+    @Test("a policy whose sinks leave out the encoder: unavailable (exit 4), since record always writes through it")
+    func sinksWithoutEncoder() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        try home.writeUserPolicy("[defaults]\nsinks = raw\n")
+        let r = try await TestPortalControl.exclusively { _ in try await Pwrecord.run(["status"], environment: home.env) }
+        #expect(r.status == 4, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.hasPrefix("recording is unavailable\n"), "\(r.stdout)")
+        #expect(r.stdout.contains("the policy allows only the sinks raw, and 'pwrecord record' writes through 'encoder'"), "\(r.stdout)")
+    }
+
     @Test("a policy that denies the app: exit 4, the policy reason with its file and line, in text and JSON")
     func deniedForTheApp() async throws {
         let home = try TestHome()

@@ -7,8 +7,13 @@ enum StatusCommand {
     static func run(_ parsed: ParsedCommand, console: Console) async throws(CommandLineError) -> ExitCode {
         let appID = try parsed.value("app-id", ValueParsers.appID) ?? "pwrecord"
         let recorder = ScreenRecorder.standard(appID: appID, provider: Providers.screenCast())
-        let availability = await recorder.refreshAvailability()
+        var availability = await recorder.refreshAvailability()
         let decision = recorder.policyDecision
+        // `pwrecord record` always writes through the encoder sink: a policy without it leaves nothing to record.
+        if let sinks = decision.allowedSinks, !sinks.contains("encoder") {
+            availability.reasons.append(.policy("the policy allows only the sinks \(sinks.sorted().joined(separator: ", ")), "
+                                                + "and 'pwrecord record' writes through 'encoder'"))
+        }
         if parsed.flag("json") {
             var object: [String: Any] = [
                 "available": availability.isAvailable,
