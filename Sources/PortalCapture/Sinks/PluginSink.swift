@@ -132,7 +132,8 @@ final class PluginSink: CaptureSink, @unchecked Sendable {
         switch status {
         case PWREC_ERR_INVALID_OPTION: return .invalidOption(sink: sink, option: cString(error.option), reason: text)
         case PWREC_ERR_UNSUPPORTED: return .unsupported(sink: sink, reason: text)
-        case PWREC_ERR_NO_SPACE: return .insufficientStorage(path: path ?? sink)
+        // The error names a place; without an output the plugin's own words are the best place there is.
+        case PWREC_ERR_NO_SPACE: return .insufficientStorage(path: path ?? (message.isEmpty ? "sink '\(sink)'" : "sink '\(sink)' (\(message))"))
         case PWREC_ERR_PERMISSION: return .filePermissions(path: path ?? sink, reason: text)
         default: return .failed(sink: sink, reason: text)
         }
