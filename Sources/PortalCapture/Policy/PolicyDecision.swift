@@ -67,4 +67,19 @@ public struct PolicyDecision: Sendable, Equatable {
         guard let resolved = PolicyPath.resolve(path) else { return false }
         return allowed.contains { PolicyPath.isInside(resolved, $0) }
     }
+
+    /// Whether a file may be put at `path` by renaming a new file over its name: its folder (resolved) must be
+    /// allowed, and the last name counts as written, not followed (a rename replaces a symlink there, it does
+    /// not write through it). Both this and `allowsOutput` must hold for such files.
+    public func allowsPlacing(at path: String) -> Bool {
+        guard allowedOutputDirs != nil else { return true }
+        let url = URL(fileURLWithPath: path)
+        return allowsFolder(url.deletingLastPathComponent().path) && allowsOutput(path)
+    }
+
+    private func allowsFolder(_ dir: String) -> Bool {
+        guard let allowed = allowedOutputDirs else { return true }
+        guard let resolved = PolicyPath.resolve(dir) else { return false }
+        return allowed.contains { PolicyPath.isInside(resolved, $0) }
+    }
 }

@@ -75,7 +75,7 @@ struct PolicyFileReader {
     /// A name that is there but leads nowhere (a symlink to something missing) is not a missing file: the
     /// admin put something there, so it fails closed instead of meaning "no restrictions".
     private static func danglingLink(_ name: String, in directory: Int32, path: String, error: Int32) -> PolicyError? {
-        guard error == ENOENT else { return nil }
+        guard error == ENOENT || error == ENOTDIR else { return nil }
         var info = stat()
         guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return nil }
         return .unreadable(path: path, reason: "a symlink to something that does not exist")

@@ -42,7 +42,7 @@ struct PreflightCheck {
         if let denied = sinkIDs.first(where: { !decision.allowsSink($0) }) {
             throw .disabled(reason: "the policy does not allow the '\(denied)' sink (allowed: \(decision.allowedSinks.map { $0.sorted().joined(separator: ", ") } ?? "any"))")
         }
-        if let output = options.output, !decision.allowsOutput(output.path) {
+        if let output = options.output, !decision.allowsPlacing(at: output.path) {
             throw .disabled(reason: OutputPlace.refusal(output.deletingLastPathComponent().path, decision))
         }
         try checkSinkOutputs()

@@ -265,7 +265,7 @@ final class RecordingSession: Sendable {
                 // Checked again now: a folder on the way may have been swapped for a link elsewhere since the
                 // start (while the consent dialog was open, say). The file stays where it is if so.
                 let decision = state.withLock { $0.decision }
-                for path in [file.path, destination.path] where !decision.allowsOutput(path) {
+                for path in [file.path, destination.path] where !decision.allowsPlacing(at: path) {
                     throw RecordingError.disabled(reason: OutputPlace.refusal(URL(fileURLWithPath: path).deletingLastPathComponent().path, decision))
                 }
                 try PrivateFile.moveIntoPlace(file, at: destination, overwrite: options.overwrite)
@@ -341,6 +341,8 @@ final class RecordingSession: Sendable {
     /// The policy changed while recording: what it no longer allows ends the recording (`disabled`), and a
     /// new max duration applies from now on (at once when already reached, as a normal stop).
     func policyChanged(_ decision: PolicyDecision) {
+        // Kept first: the end's output check must see the policy that stopped the recording.
+        state.withLock { $0.decision = decision }
         do throws(RecordingError) {
             try PreflightCheck(appID: appID, options: options, keepsFile: keepsFile, configuration: configuration,
                                decision: decision).checkPolicy()

@@ -192,6 +192,8 @@ public final class ScreenRecorder: Sendable {
             }
             emit(.started)
             if let endedEarly { sessionEndedByItself(endedEarly) }
+            // The policy may have changed while the consent dialog was open: it applies from the start.
+            session.policyChanged(monitor.policyDecision)
         } catch {
             state.withLock { $0.starting = false }
             throw error

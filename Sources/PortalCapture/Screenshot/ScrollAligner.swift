@@ -33,6 +33,8 @@ struct ScrollAligner {
     private var counts: [Int32] = []
     private var next: [Int32] = []
     private var votes: [Int32] = []
+    /// Per current row: whether it cast votes (non-blank, its hash rare enough in the previous frame).
+    private var voters: [Bool] = []
     private static let empty: Int32 = -1
     /// A row hash found more often than this in the previous frame casts no votes.
     static let maximumRepeats: Int32 = 4
@@ -73,8 +75,10 @@ struct ScrollAligner {
         }
         if next.count < n { next = [Int32](repeating: Self.empty, count: n) }
         if votes.count < 2 * span + 1 { votes = [Int32](repeating: 0, count: 2 * span + 1) }
+        if voters.count < n { voters = [Bool](repeating: false, count: n) }
         let mask = capacity - 1
         var best = [(offset: Int, votes: Int32)](repeating: (0, 0), count: 3)
+        voters.withUnsafeMutableBufferPointer { voters in
         keys.withUnsafeMutableBufferPointer { keys in
         heads.withUnsafeMutableBufferPointer { heads in
         counts.withUnsafeMutableBufferPointer { counts in
@@ -92,10 +96,12 @@ struct ScrollAligner {
             }
             // Each current row votes for every place its hash has in the previous frame, unless that hash
             // is too common there to say anything (a table's identical rows).
+            for r in 0..<n { voters[r] = false }
             for r in lo..<hi where !bBlank[r] {
                 var slot = Int(truncatingIfNeeded: b[r] >> 20) & mask
                 while heads[slot] != Self.empty && keys[slot] != b[r] { slot = (slot + 1) & mask }
                 guard heads[slot] != Self.empty, counts[slot] <= Self.maximumRepeats else { continue }
+                voters[r] = true
                 var p = heads[slot]
                 while p >= 0 {
                     votes[Int(p) - r + span] += 1
@@ -113,15 +119,18 @@ struct ScrollAligner {
         }
         }
         }
-        // Of the candidates within tolerance, the one under which most non-blank rows match wins (then the
-        // fewest mismatches). Blank rows match blank rows under any small offset, so counting them would let
-        // a near-miss that shares more rows beat the true offset on a page of long blank runs.
+        }
+        // Of the candidates within tolerance, the one under which most voting rows match wins (then the fewest
+        // mismatches). Blank rows, and rows whose hash repeats (the inside of a box, a table), match under
+        // many offsets, so counting them would let a near-miss that shares more rows beat the true offset.
         var chosen: (offset: Int, informative: Int, wrong: Int)?
         for candidate in best where candidate.votes > 0 {
             let overlap = Self.overlap(candidate.offset, lo: lo, hi: hi)
             guard overlap.count > 0 else { continue }
             let allowed = Int(Double(overlap.count) * tolerance)
-            let (wrong, informative) = Self.compare(a, b, bBlank, offset: candidate.offset, rows: overlap, limit: allowed)
+            let (wrong, informative) = voters.withUnsafeBufferPointer { voters in
+                Self.compare(a, b, voters, offset: candidate.offset, rows: overlap, limit: allowed)
+            }
             guard wrong <= allowed else { continue }
             if let c = chosen, informative < c.informative || (informative == c.informative && wrong >= c.wrong) { continue }
             chosen = (candidate.offset, informative, wrong)
@@ -175,17 +184,17 @@ struct ScrollAligner {
     }
 
     /// How many rows of `rows` differ between `b[r]` and `a[r + offset]` (counting up to `limit + 1`), and how
-    /// many non-blank ones match.
+    /// many of the rows that voted match.
     @inline(__always)
     private static func compare(_ a: UnsafeBufferPointer<UInt64>, _ b: UnsafeBufferPointer<UInt64>,
-                                _ bBlank: UnsafeBufferPointer<Bool>, offset: Int, rows: Range<Int>,
+                                _ voters: UnsafeBufferPointer<Bool>, offset: Int, rows: Range<Int>,
                                 limit: Int) -> (wrong: Int, informative: Int) {
         var wrong = 0, informative = 0
         for r in rows {
             if b[r] != a[r + offset] {
                 wrong += 1
                 if wrong > limit { break }
-            } else if !bBlank[r] {
+            } else if voters[r] {
                 informative += 1
             }
         }
