@@ -23,7 +23,8 @@ final class RecordingSession: Sendable {
     private let keepsFile: Bool
     private let created = Date()
     private let state = Mutex(State())
-    private let onEnd: @Sendable (RecordingError?) -> Void
+    /// Told which session ended, so an owner never takes one session's end for another's.
+    private let onEnd: @Sendable (RecordingSession, RecordingError?) -> Void
 
     private struct State {
         var ended = false
@@ -41,7 +42,7 @@ final class RecordingSession: Sendable {
 
     private init(appID: String, options: RecordingOptions, configuration: ScreenRecorderConfiguration,
                  grant: any ScreenCastGrant, audioCore: PipeWireCore?, pipeline: CapturePipeline, file: URL?,
-                 destination: URL?, keepsFile: Bool, onEnd: @escaping @Sendable (RecordingError?) -> Void) {
+                 destination: URL?, keepsFile: Bool, onEnd: @escaping @Sendable (RecordingSession, RecordingError?) -> Void) {
         self.appID = appID
         self.options = options
         self.configuration = configuration
@@ -57,7 +58,7 @@ final class RecordingSession: Sendable {
     /// Checks everything checkable, asks for consent, starts capture and waits for the first frame.
     static func start(appID: String, options: RecordingOptions, extraSinks: [any CaptureSink], keepsFile: Bool,
                       configuration: ScreenRecorderConfiguration, decision: PolicyDecision,
-                      onEnd: @escaping @Sendable (RecordingError?) -> Void,
+                      onEnd: @escaping @Sendable (RecordingSession, RecordingError?) -> Void,
                       onProgress: @escaping @Sendable (RecordingProgress) -> Void) async throws(RecordingError) -> RecordingSession {
         // 1. Everything that needs no one's consent.
         try options.validate()
@@ -129,6 +130,16 @@ final class RecordingSession: Sendable {
         // A sink that fails while the start is still waiting (the encoder refusing the first frame's size) is
         // told to the session once it exists.
         let earlySinkFailures = Mutex<[(String, SinkError)]>([])
+        // Likewise an end after the first frame (PipeWire gone, the watchdog, a rejected frame) that comes before
+        // the session is stored: reported once, so it must not be lost.
+        let pendingEnd = Mutex<RecordingError??>(nil)
+        @Sendable func deliverEnd(_ error: RecordingError) {
+            let session = sessionBox.withLock { box -> RecordingSession? in
+                if box == nil { pendingEnd.withLock { if $0 == nil { $0 = .some(error) } } }
+                return box
+            }
+            session?.end(error)
+        }
         let openedFormat = Mutex<VideoFormat?>(nil)
         let pipeline = CapturePipeline(videoCore: grant.core, audioCore: audioCore, sinks: sinks, options: pipelineOptions) { event in
             switch event {
@@ -137,7 +148,7 @@ final class RecordingSession: Sendable {
                 firstFrame.signal(nil)
             case .ended(let cause):
                 firstFrame.signal(cause)
-                sessionBox.withLock { $0 }?.end(RecordingError(cause))
+                deliverEnd(RecordingError(cause))
             case .sinkFailed(let sink, let error):
                 let session = sessionBox.withLock { box -> RecordingSession? in
                     if box == nil { earlySinkFailures.withLock { $0.append((sink, error)) } }
@@ -146,7 +157,7 @@ final class RecordingSession: Sendable {
                 session?.sinkFailed(sink, error)
             case .framesRejected(let error):
                 // Before the first frame it fails the start; later it ends the recording (kept so far).
-                if !firstFrame.reject(error) { sessionBox.withLock { $0 }?.end(.failed(reason: error.description)) }
+                if !firstFrame.reject(error) { deliverEnd(.failed(reason: error.description)) }
             case .formatChanged, .microphoneLost: break
             }
         }
@@ -192,6 +203,7 @@ final class RecordingSession: Sendable {
             return earlySinkFailures.withLock { $0 }
         }
         for (sink, error) in early { session.sinkFailed(sink, error) }
+        if let ended = pendingEnd.withLock({ $0 }) { session.end(ended) }
         session.state.withLock { $0.limit = Self.maxDuration(options, decision); $0.decision = decision }
         session.startTimers(onProgress: onProgress)
         return session
@@ -227,7 +239,7 @@ final class RecordingSession: Sendable {
         }
         if first {
             pipeline.stopAccepting()
-            onEnd(error)
+            onEnd(self, error)
         }
     }
 

@@ -38,8 +38,11 @@ public final class ScreenRecorder: Sendable {
         var session: RecordingSession?
         var finished: Recording?
         var finishedError: RecordingError?
-        /// The session ended on its own before `start` had stored it: the end to replay once it has.
-        var endedWhileStarting: RecordingError??
+        /// The session ended on its own before `start` had stored it: the end to replay once it has (only for
+        /// that very session).
+        var endedWhileStarting: (session: RecordingSession, error: RecordingError?)?
+        /// A session that ended on its own and is still finishing: `stopRecording` waits for it.
+        var finishing: Task<(recording: Recording?, error: RecordingError?), Never>?
         var starting = false
         var microphoneEnabled = false
     }
@@ -124,7 +127,16 @@ public final class ScreenRecorder: Sendable {
     /// Stops and finalizes; returns the kept recording, or the file at the options' output.
     @discardableResult
     public func stopRecording() async throws(RecordingError) -> Recording {
-        let session = try takeSession()
+        guard let session = state.withLock({ s -> RecordingSession? in
+            defer { s.session = nil }
+            return s.session
+        }) else {
+            // Ended on its own a moment ago and still finishing (the encoder flushing): the same outcome.
+            guard let finishing = state.withLock({ $0.finishing }) else { throw .attemptToStopNonRecording }
+            let outcome = await finishing.value
+            guard let recording = outcome.recording else { throw outcome.error ?? .failed(reason: "nothing was recorded") }
+            return recording
+        }
         let outcome = await session.finish(error: nil)
         state.withLock { $0.finished = outcome.recording; $0.finishedError = outcome.error }
         emitStopped(outcome.error)
@@ -182,16 +194,17 @@ public final class ScreenRecorder: Sendable {
             let session = try await RecordingSession.start(
                 appID: appID, options: options, extraSinks: extraSinks, keepsFile: !captureOnly,
                 configuration: configuration, decision: monitor.policyDecision,
-                onEnd: { [weak self] error in self?.sessionEndedByItself(error) },
+                onEnd: { [weak self] session, error in self?.sessionEndedByItself(session, error) },
                 onProgress: { [weak self] progress in self?.emit(.progress(progress)) })
             let endedEarly = state.withLock { s -> RecordingError?? in
                 s.session = session
                 s.starting = false
                 defer { s.endedWhileStarting = nil }
-                return s.endedWhileStarting
+                guard let ended = s.endedWhileStarting, ended.session === session else { return nil }
+                return .some(ended.error)
             }
             emit(.started)
-            if let endedEarly { sessionEndedByItself(endedEarly) }
+            if let endedEarly { sessionEndedByItself(session, endedEarly) }
             // The policy may have changed while the consent dialog was open: it applies from the start.
             session.policyChanged(monitor.policyDecision)
         } catch {
@@ -210,19 +223,29 @@ public final class ScreenRecorder: Sendable {
     }
 
     /// The session ended on its own (interrupted, max duration, disk full...): finalize and report once.
-    private func sessionEndedByItself(_ error: RecordingError?) {
-        Task {
-            guard let session = state.withLock({ s -> RecordingSession? in
-                let taken = s.session
-                s.session = nil
+    private func sessionEndedByItself(_ ended: RecordingSession, _ error: RecordingError?) {
+        let finishing = state.withLock { s -> Task<(recording: Recording?, error: RecordingError?), Never>? in
+            guard let current = s.session, current === ended else {
                 // Not stored yet: `start` is still returning; it replays this end once it has stored the session.
-                if taken == nil, s.starting { s.endedWhileStarting = .some(error) }
-                return taken
-            }) else { return }
-            let outcome = await session.finish(error: error)
-            state.withLock { $0.finished = outcome.recording; $0.finishedError = outcome.error }
-            emitStopped(outcome.error)
+                if s.session == nil, s.starting { s.endedWhileStarting = (ended, error) }
+                return nil
+            }
+            s.session = nil
+            // The outcome is recorded before the task returns, so whoever awaits it finds it in place.
+            let task = Task { [self] in
+                let outcome = await ended.finish(error: error)
+                self.state.withLock { s in
+                    s.finished = outcome.recording
+                    s.finishedError = outcome.error
+                    s.finishing = nil
+                }
+                return outcome
+            }
+            s.finishing = task
+            return task
         }
+        guard let finishing else { return }
+        Task { emitStopped(await finishing.value.error) }
     }
 
     /// A policy change while recording: whatever it no longer allows (recording now, the microphone, a sink,
