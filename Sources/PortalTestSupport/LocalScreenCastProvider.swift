@@ -12,6 +12,8 @@ public final class LocalScreenCastProvider: ScreenCastProvider {
         /// `unavailability()` answers this.
         public var unavailable: String?
         public var remote: String?
+        /// How long the "dialog" stays open before the grant (nothing by default).
+        public var consentDelay: Duration?
         public init() {}
     }
 
@@ -43,6 +45,7 @@ public final class LocalScreenCastProvider: ScreenCastProvider {
             return b
         }
         if let error = behaviour.failNext { throw error }
+        if let delay = behaviour.consentDelay { try? await Task.sleep(for: delay) }
         do {
             let core = try PipeWireCore(name: "pwrecord-local-cast", remote: behaviour.remote)
             let producer = try VideoProducerStream(

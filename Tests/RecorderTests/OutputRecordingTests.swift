@@ -83,4 +83,31 @@ struct OutputRecordingTests {
         }
         #expect(h.provider.startCalls == 0)
     }
+
+    @Test("a partial name swapped for a symlink while the consent dialog is open is never written through; the output gets the recording")
+    func partialNameSwappedDuringConsent() async throws {
+        var behaviour = LocalScreenCastProvider.Behaviour()
+        behaviour.consentDelay = .seconds(1)
+        let h = try RecorderHarness(behaviour: behaviour)
+        let dir = h.root.appendingPathComponent("shared")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let victim = h.root.appendingPathComponent("victim.txt")
+        try Data("precious".utf8).write(to: victim)
+        let out = dir.appendingPathComponent("talk.mkv")
+        let recorder = h.recorder
+        let starting = Task { try await recorder.startRecording(RecordingOptions().output(out)) }
+        // The partial file exists before consent; swap its name for a symlink to the victim's file.
+        #expect(await eventually { !partials(in: dir).isEmpty })
+        let partial = dir.appendingPathComponent(try #require(partials(in: dir).first))
+        #expect(rename(partial.path, dir.appendingPathComponent("moved-away").path) == 0)
+        try FileManager.default.createSymbolicLink(atPath: partial.path, withDestinationPath: victim.path)
+        try await starting.value
+        try await Task.sleep(for: .milliseconds(700))
+        let recording = try await h.recorder.stopRecording()
+        #expect(try String(contentsOf: victim, encoding: .utf8) == "precious", "the victim's file was written through")
+        #expect(recording.file == out)
+        var st = stat()
+        #expect(lstat(out.path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG, "the output is the recording, not a link")
+        #expect(try mediaDuration(out.path) > 0.3)
+    }
 }

@@ -21,6 +21,8 @@ final class RecordingSession: Sendable {
     private let destination: URL?
     /// Whether the recording writes a file (not a capture to a handler only): what the policy's checks ask.
     private let keepsFile: Bool
+    /// The `-o` partial file's descriptor, which the encoder writes through; closed once the sinks are done.
+    private let held: HeldDescriptor
     private let created = Date()
     private let state = Mutex(State())
     /// Told which session ended, so an owner never takes one session's end for another's.
@@ -42,7 +44,8 @@ final class RecordingSession: Sendable {
 
     private init(appID: String, options: RecordingOptions, configuration: ScreenRecorderConfiguration,
                  grant: any ScreenCastGrant, audioCore: PipeWireCore?, pipeline: CapturePipeline, file: URL?,
-                 destination: URL?, keepsFile: Bool, onEnd: @escaping @Sendable (RecordingSession, RecordingError?) -> Void) {
+                 destination: URL?, keepsFile: Bool, held: HeldDescriptor,
+                 onEnd: @escaping @Sendable (RecordingSession, RecordingError?) -> Void) {
         self.appID = appID
         self.options = options
         self.configuration = configuration
@@ -52,6 +55,7 @@ final class RecordingSession: Sendable {
         self.file = file
         self.destination = destination
         self.keepsFile = keepsFile
+        self.held = held
         self.onEnd = onEnd
     }
 
@@ -68,26 +72,31 @@ final class RecordingSession: Sendable {
         registry.allowed = decision.allowedSinks.map { .only($0) } ?? .all
         let destination = keepsFile ? options.output : nil
         let file: URL?
+        var held: Int32 = -1
         if !keepsFile {
             file = nil
         } else if let destination {
             let (beside, fd) = try PrivateFile.createBeside(destination)
-            close(fd)
             file = beside
+            held = fd
         } else {
             file = try configuration.store.makePendingFile(for: appID, fileExtension: options.container)
         }
+        // The encoder writes through the descriptor made here (`/proc/self/fd/N` reopens that very file), so a
+        // name swapped in the folder meanwhile (during the consent dialog, say) is never written through.
+        let heldPath = held >= 0 && access("/proc/self/fd/\(held)", F_OK) == 0 ? "/proc/self/fd/\(held)" : nil
+        let heldFile = HeldDescriptor(held, path: heldPath, shownAs: file?.path)
         var sinks: [any CaptureSink] = []
         do {
             if let file {
                 sinks.append(try registry.makeSink(SinkSpec(id: "encoder", options: [
-                    ("output", file.path), ("container", options.container), ("codec", options.codec),
+                    ("output", heldPath ?? file.path), ("container", options.container), ("codec", options.codec),
                     ("rate", options.frameRateMode == .constant ? "cfr" : "vfr"), ("fps", String(options.fps)),
                 ])))
             }
             for spec in options.sinks { sinks.append(try registry.makeSink(spec)) }
         } catch {
-            abandon(sinks, file, configuration.store)
+            abandon(sinks, file, configuration.store, heldFile)
             throw RecordingError(error)
         }
         sinks += extraSinks
@@ -99,7 +108,7 @@ final class RecordingSession: Sendable {
                 appID: appID, sources: options.sources, multiple: options.multiple, cursor: options.cursor,
                 consentMemory: decision.consentMemory))
         } catch {
-            abandon(sinks, file, configuration.store)
+            abandon(sinks, file, configuration.store, heldFile)
             throw error
         }
 
@@ -108,7 +117,7 @@ final class RecordingSession: Sendable {
         if options.microphone {
             do { audioCore = try PipeWireCore(name: "pwrecord-microphone", remote: configuration.pipewireRemote) } catch {
                 await grant.close()
-                abandon(sinks, file, configuration.store)
+                abandon(sinks, file, configuration.store, heldFile)
                 throw .failedToStart(reason: "cannot reach PipeWire for the microphone: \(error)")
             }
         }
@@ -163,7 +172,7 @@ final class RecordingSession: Sendable {
         }
         let session = RecordingSession(appID: appID, options: options, configuration: configuration, grant: grant,
                                        audioCore: audioCore, pipeline: pipeline, file: file, destination: destination,
-                                       keepsFile: keepsFile, onEnd: onEnd)
+                                       keepsFile: keepsFile, held: heldFile, onEnd: onEnd)
         do {
             try pipeline.start()
         } catch {
@@ -188,7 +197,7 @@ final class RecordingSession: Sendable {
         // before `.started`, so it is known here, before the previous kept recording is replaced.
         if let failure = earlySinkFailures.withLock({ $0 }).first(where: { Self.endsRecording($0.0, RecordingError($0.1)) }) {
             _ = await session.finish(error: nil, keep: false)
-            throw RecordingError(failure.1)
+            throw heldFile.readable(RecordingError(failure.1))
         }
 
         // 4. Started: the pending file becomes the kept recording (the previous one goes); a file bound for an
@@ -211,8 +220,9 @@ final class RecordingSession: Sendable {
 
     /// A start that failed before capture: close the unopened sinks first (closing may touch their files),
     /// then remove the pending file, so nothing is left behind.
-    private static func abandon(_ sinks: [any CaptureSink], _ file: URL?, _ store: RecordingStore) {
+    private static func abandon(_ sinks: [any CaptureSink], _ file: URL?, _ store: RecordingStore, _ held: HeldDescriptor) {
         for sink in sinks { _ = try? sink.close() }
+        held.close()
         file.map(store.removePending)
     }
 
@@ -244,7 +254,7 @@ final class RecordingSession: Sendable {
     }
 
     private func sinkFailed(_ sink: String, _ error: SinkError) {
-        let mapped = RecordingError(error)
+        let mapped = held.readable(RecordingError(error))
         state.withLock { if $0.sinkError == nil { $0.sinkError = mapped } }
         if Self.endsRecording(sink, mapped) { end(mapped) }
     }
@@ -258,10 +268,11 @@ final class RecordingSession: Sendable {
             for t in s.tasks { t.cancel() }
         }
         let report = await pipeline.finish()
+        defer { held.close() }   // after the file is put in place, through it
         await grant.close()
         audioCore?.close()
         let sinkError = state.withLock { $0.sinkError }
-        var finalError = error ?? report.errors.first.map { RecordingError($0.error) } ?? sinkError
+        var finalError = error ?? report.errors.first.map { held.readable(RecordingError($0.error)) } ?? sinkError
         if case .failed? = finalError, sinkError != nil, error == nil { finalError = sinkError }
         var recording: Recording?
         // A file the encoder never wrote to (it refused the first frame) holds nothing to keep.
@@ -280,7 +291,7 @@ final class RecordingSession: Sendable {
                 for path in [file.path, destination.path] where !decision.allowsPlacing(at: path) {
                     throw RecordingError.disabled(reason: OutputPlace.refusal(URL(fileURLWithPath: path).deletingLastPathComponent().path, decision))
                 }
-                try PrivateFile.moveIntoPlace(file, at: destination, overwrite: options.overwrite)
+                try held.place(file, at: destination, overwrite: options.overwrite)
                 info.fileName = destination.lastPathComponent
                 recording = Recording(file: destination, info: info, store: configuration.store, isKept: false)
             } catch {

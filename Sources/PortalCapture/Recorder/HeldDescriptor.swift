@@ -1,0 +1,87 @@
+import Foundation
+import Synchronization
+
+/// The descriptor of a recording's `-o` partial file, held open while the encoder writes through
+/// `/proc/self/fd/N`, and closed once (whichever path ends the recording).
+final class HeldDescriptor: Sendable {
+    private let fd: Mutex<Int32>
+    /// `/proc/self/fd/N`, or nil when nothing is held (or /proc is missing and the name is used).
+    let path: String?
+    /// The file's own name, shown in errors instead of `path`.
+    let shownAs: String?
+
+    init(_ fd: Int32, path: String?, shownAs: String?) {
+        self.fd = Mutex(fd)
+        self.path = path
+        self.shownAs = shownAs
+    }
+
+    func close() {
+        let fd = fd.withLock { fd -> Int32 in
+            defer { fd = -1 }
+            return fd
+        }
+        if fd >= 0 { _ = Glibc.close(fd) }
+    }
+
+    /// `error` with the `/proc/self/fd/N` path a sink reported replaced by the file's name.
+    func readable(_ error: RecordingError) -> RecordingError {
+        guard let path, let shownAs else { return error }
+        switch error {
+        case .insufficientStorage(let p): return .insufficientStorage(path: p.replacingOccurrences(of: path, with: shownAs))
+        case .filePermissions(let p, let reason):
+            return .filePermissions(path: p.replacingOccurrences(of: path, with: shownAs),
+                                    reason: reason.replacingOccurrences(of: path, with: shownAs))
+        case .failed(let reason): return .failed(reason: reason.replacingOccurrences(of: path, with: shownAs))
+        case .invalidParameter(let what): return .invalidParameter(what.replacingOccurrences(of: path, with: shownAs))
+        case .unsupported(let what): return .unsupported(what.replacingOccurrences(of: path, with: shownAs))
+        default: return error
+        }
+    }
+
+    /// Puts the recording at `destination` by its descriptor (`linkat` of `/proc/self/fd/N`), so the file
+    /// placed is the one written even if `partial`'s name was swapped for something else meanwhile; the name
+    /// `partial` is removed only while it is still that file. Without a held descriptor, by name
+    /// (`PrivateFile.moveIntoPlace`).
+    func place(_ partial: URL, at destination: URL, overwrite: Bool) throws(RecordingError) {
+        let fd = fd.withLock { $0 }
+        guard let path, fd >= 0 else {
+            try PrivateFile.moveIntoPlace(partial, at: destination, overwrite: overwrite)
+            return
+        }
+        var written = stat()
+        guard fstat(fd, &written) == 0 else { throw .filePermissions(path: destination.path, reason: Self.errnoText()) }
+        if overwrite {
+            // A fresh name beside the destination, then renamed over it (which replaces a symlink there, never
+            // what it points to).
+            let dir = destination.deletingLastPathComponent().path
+            var placed = false
+            for _ in 0..<16 where !placed {
+                let tmp = "\(dir)/.\(destination.lastPathComponent).\(UInt32.random(in: 0...UInt32.max))"
+                if linkat(AT_FDCWD, path, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0 {
+                    guard rename(tmp, destination.path) == 0 else {
+                        let reason = Self.errnoText()
+                        unlink(tmp)
+                        throw .filePermissions(path: destination.path, reason: reason)
+                    }
+                    placed = true
+                } else if errno != EEXIST {
+                    throw .filePermissions(path: destination.path, reason: Self.errnoText())
+                }
+            }
+            guard placed else { throw .filePermissions(path: destination.path, reason: "cannot find a free temporary name") }
+        } else if linkat(AT_FDCWD, path, AT_FDCWD, destination.path, AT_SYMLINK_FOLLOW) != 0 {
+            let err = errno
+            throw .filePermissions(path: destination.path, reason: err == EEXIST
+                ? "the file exists (use --force to replace it)" : String(cString: strerror(err)))
+        }
+        var named = stat()
+        if lstat(partial.path, &named) == 0, named.st_dev == written.st_dev, named.st_ino == written.st_ino {
+            unlink(partial.path)
+        }
+    }
+
+    private static func errnoText() -> String { String(cString: strerror(errno)) }
+
+    deinit { close() }
+}
