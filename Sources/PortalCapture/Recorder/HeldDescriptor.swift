@@ -72,6 +72,14 @@ final class HeldDescriptor: Sendable {
             guard placed else { throw .filePermissions(path: destination.path, reason: "cannot find a free temporary name") }
         } else if linkat(AT_FDCWD, path, AT_FDCWD, destination.path, AT_SYMLINK_FOLLOW) != 0 {
             let err = errno
+            // File systems without hard links (vfat, exfat, some FUSE): the partial file is renamed instead,
+            // while its name is still this file and the destination is still free.
+            var named = stat(), taken = stat()
+            if err == EPERM || err == EOPNOTSUPP || err == EMLINK,
+               lstat(partial.path, &named) == 0, named.st_dev == written.st_dev, named.st_ino == written.st_ino,
+               lstat(destination.path, &taken) != 0, rename(partial.path, destination.path) == 0 {
+                return
+            }
             throw .filePermissions(path: destination.path, reason: err == EEXIST
                 ? "the file exists (use --force to replace it)" : String(cString: strerror(err)))
         }
