@@ -46,12 +46,19 @@ struct AtomicFile: ~Copyable {
         if let failure { throw .fileWriteFailed(path: path, operation: "write", errno: failure) }
     }
 
-    consuming func commit() throws(ScreenshotError) {
+    /// Flushes and puts the file at `path`: replacing what is there (`rename`), or, without `replacing`, only
+    /// if nothing is (`link`, `EEXIST` otherwise: a file that appeared meanwhile is left alone).
+    consuming func commit(replacing: Bool = true) throws(ScreenshotError) {
         guard fsync(descriptor) == 0 else { throw .fileWriteFailed(path: path, operation: "fsync", errno: errno) }
         let closed = close(descriptor)
         descriptor = -1
         guard closed == 0 else { throw .fileWriteFailed(path: path, operation: "close", errno: errno) }
-        guard rename(temporaryPath, path) == 0 else { throw .fileWriteFailed(path: path, operation: "rename", errno: errno) }
+        if replacing {
+            guard rename(temporaryPath, path) == 0 else { throw .fileWriteFailed(path: path, operation: "rename", errno: errno) }
+        } else {
+            guard link(temporaryPath, path) == 0 else { throw .fileWriteFailed(path: path, operation: "link", errno: errno) }
+            unlink(temporaryPath)
+        }
         committed = true
     }
 
@@ -63,9 +70,9 @@ struct AtomicFile: ~Copyable {
 
 /// Bytes written to a file in full or not at all, with mode 0600 (the portal's screenshot PNG, as it came).
 public enum ScreenshotFile {
-    public static func write(_ bytes: [UInt8], to path: String) throws(ScreenshotError) {
+    public static func write(_ bytes: [UInt8], to path: String, replacing: Bool = true) throws(ScreenshotError) {
         var file = try AtomicFile(path: path)
         try file.write(bytes[...])
-        try file.commit()
+        try file.commit(replacing: replacing)
     }
 }

@@ -132,7 +132,9 @@ public struct PDFWriter: Sendable {
     /// reusable `png`, the image is compressed here (`PNGWriter`'s default settings, RGB) and its bands are
     /// written as soon as they are ready, while later ones compress; the image stream's `/Length` is then an
     /// indirect object after the pages.
-    public func write(_ image: StitchedImage, to path: String, reusing png: EncodedPNG? = nil) throws(ScreenshotError) {
+    /// Without `replacing`, a file that exists at `path` when the image is done is left alone (`EEXIST`).
+    public func write(_ image: StitchedImage, to path: String, reusing png: EncodedPNG? = nil,
+                      replacing: Bool = true) throws(ScreenshotError) {
         let pages = try pages(width: image.width, height: image.height)  // bad options fail before any file
         var file = try AtomicFile(path: path)
         if let png = png.flatMap({ Self.reusable($0, for: image) }) {
@@ -154,7 +156,7 @@ public struct PDFWriter: Sendable {
             end(&pdf, image: image, pages: pages, length: (lengthID, count))
             try pdf.write(to: &file)
         }
-        try file.commit()
+        try file.commit(replacing: replacing)
     }
 
     /// `png` when its IDAT data can be the image stream: RGB, the image's size, well formed.

@@ -147,10 +147,11 @@ public struct PNGWriter: Sendable {
     /// `path`). Returns the encoded PNG, which `PDFWriter` can reuse. The parallel encoder writes each band
     /// as soon as it and all before it are compressed, while the others are still compressing.
     @discardableResult
-    public func write(_ image: StitchedImage, to path: String) throws(ScreenshotError) -> EncodedPNG {
+    /// Without `replacing`, a file that exists at `path` when the image is done is left alone (`EEXIST`).
+    public func write(_ image: StitchedImage, to path: String, replacing: Bool = true) throws(ScreenshotError) -> EncodedPNG {
         var file = try AtomicFile(path: path)
         let png = try encode(image, keep: true) { (bytes, _) throws(ScreenshotError) in try file.write(bytes[...]) }
-        try file.commit()
+        try file.commit(replacing: replacing)
         return png
     }
 

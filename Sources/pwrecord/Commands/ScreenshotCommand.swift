@@ -40,16 +40,17 @@ enum ScreenshotCommand {
             }
         }
         if parsed.flag("long") {
-            return await long(output: output, window: parsed.flag("window"), idleStop: idleStop, maxHeight: maxHeight, console: console)
+            return await long(output: output, window: parsed.flag("window"), idleStop: idleStop, maxHeight: maxHeight,
+                              replacing: parsed.flag("force"), console: console)
         }
         do {
             let portal = try ScreenshotPortal()
             let shot = try await portal.take(PortalScreenshotOptions(interactive: parsed.flag("interactive") || parsed.flag("window")))
             if ext == "pdf" {
                 // The portal hands over a PNG: decoded, then written as a one-page PDF.
-                try PDFWriter().write(try PNGReader().decode(Array(shot.data)), to: output.path)
+                try PDFWriter().write(try PNGReader().decode(Array(shot.data)), to: output.path, replacing: parsed.flag("force"))
             } else {
-                try ScreenshotFile.write(Array(shot.data), to: output.path)
+                try ScreenshotFile.write(Array(shot.data), to: output.path, replacing: parsed.flag("force"))
             }
             console.out("saved \(output.path)")
             return .success
@@ -66,7 +67,10 @@ enum ScreenshotCommand {
         }
     }
 
-    static func long(output: URL, window: Bool, idleStop: Double, maxHeight: Int, console: Console) async -> ExitCode {
+    /// `replacing`: whether a file at `output` when the image is done may be replaced (`--force`); without it, a
+    /// file that appeared during the capture is left alone and the write fails.
+    static func long(output: URL, window: Bool, idleStop: Double, maxHeight: Int, replacing: Bool,
+                     console: Console) async -> ExitCode {
         let provider = Providers.screenCast()
         let grant: any ScreenCastGrant
         do {
@@ -113,9 +117,9 @@ enum ScreenshotCommand {
             let (image, truncatedBy) = try stitcher.result()
             if let truncatedBy { console.note("\(truncatedBy.description); saving what was captured before that") }
             if output.pathExtension.lowercased() == "pdf" {
-                try PDFWriter().write(image, to: output.path)
+                try PDFWriter().write(image, to: output.path, replacing: replacing)
             } else {
-                try PNGWriter().write(image, to: output.path)
+                _ = try PNGWriter().write(image, to: output.path, replacing: replacing)
             }
             console.out("saved \(output.path) (\(image.width)x\(image.height))")
             return .success

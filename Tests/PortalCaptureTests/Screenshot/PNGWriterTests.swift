@@ -31,6 +31,23 @@ struct PNGWriterTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(png.bytes), "the file holds the encoded bytes")
     }
 
+    @Test("without replacing, a file that appeared at the path is left alone and nothing else is left behind")
+    func notReplacing() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("png-keep-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("shot.png").path
+        try Data("someone else's".utf8).write(to: URL(fileURLWithPath: path))
+        let image = try StitchedImage(width: 4, height: 4, rgba: [UInt8](repeating: 200, count: 64))
+        #expect(throws: ScreenshotError.fileWriteFailed(path: path, operation: "link", errno: EEXIST)) {
+            _ = try PNGWriter().write(image, to: path, replacing: false)
+        }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "someone else's")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["shot.png"])
+        _ = try PNGWriter().write(image, to: path, replacing: true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    }
+
     @Test("an image with transparent pixels is written as RGBA and keeps its alpha")
     func alphaIsKept() throws {
         var rgba = [UInt8](repeating: 0, count: 64 * 40 * 4)
