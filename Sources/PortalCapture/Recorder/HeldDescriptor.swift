@@ -27,14 +27,13 @@ final class HeldDescriptor: Sendable {
     /// `error` with the `/proc/self/fd/N` path a sink reported replaced by the file's name.
     func readable(_ error: RecordingError) -> RecordingError {
         guard let path, let shownAs else { return error }
+        func named(_ text: String) -> String { text.replacingOccurrences(of: path, with: shownAs) }
         switch error {
-        case .insufficientStorage(let p): return .insufficientStorage(path: p.replacingOccurrences(of: path, with: shownAs))
-        case .filePermissions(let p, let reason):
-            return .filePermissions(path: p.replacingOccurrences(of: path, with: shownAs),
-                                    reason: reason.replacingOccurrences(of: path, with: shownAs))
-        case .failed(let reason): return .failed(reason: reason.replacingOccurrences(of: path, with: shownAs))
-        case .invalidParameter(let what): return .invalidParameter(what.replacingOccurrences(of: path, with: shownAs))
-        case .unsupported(let what): return .unsupported(what.replacingOccurrences(of: path, with: shownAs))
+        case .insufficientStorage(let p): return .insufficientStorage(path: named(p))
+        case .filePermissions(let p, let reason): return .filePermissions(path: named(p), reason: named(reason))
+        case .failed(let reason): return .failed(reason: named(reason))
+        case .invalidParameter(let what): return .invalidParameter(named(what))
+        case .unsupported(let what): return .unsupported(named(what))
         default: return error
         }
     }
@@ -50,7 +49,7 @@ final class HeldDescriptor: Sendable {
             return
         }
         var written = stat()
-        guard fstat(fd, &written) == 0 else { throw .filePermissions(path: destination.path, reason: Self.errnoText()) }
+        guard fstat(fd, &written) == 0 else { throw PrivateFile.placingError(errno, at: destination) }
         if overwrite {
             // A fresh name beside the destination, then renamed over it (which replaces a symlink there, never
             // what it points to).
@@ -60,13 +59,13 @@ final class HeldDescriptor: Sendable {
                 let tmp = "\(dir)/.\(destination.lastPathComponent).\(UInt32.random(in: 0...UInt32.max))"
                 if linkat(AT_FDCWD, path, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0 {
                     guard rename(tmp, destination.path) == 0 else {
-                        let reason = Self.errnoText()
+                        let err = errno
                         unlink(tmp)
-                        throw .filePermissions(path: destination.path, reason: reason)
+                        throw PrivateFile.placingError(err, at: destination)
                     }
                     placed = true
                 } else if errno != EEXIST {
-                    throw .filePermissions(path: destination.path, reason: Self.errnoText())
+                    throw PrivateFile.placingError(errno, at: destination)
                 }
             }
             guard placed else { throw .filePermissions(path: destination.path, reason: "cannot find a free temporary name") }
@@ -80,16 +79,13 @@ final class HeldDescriptor: Sendable {
                lstat(destination.path, &taken) != 0, rename(partial.path, destination.path) == 0 {
                 return
             }
-            throw .filePermissions(path: destination.path, reason: err == EEXIST
-                ? "the file exists (use --force to replace it)" : String(cString: strerror(err)))
+            throw PrivateFile.placingError(err, at: destination)
         }
         var named = stat()
         if lstat(partial.path, &named) == 0, named.st_dev == written.st_dev, named.st_ino == written.st_ino {
             unlink(partial.path)
         }
     }
-
-    private static func errnoText() -> String { String(cString: strerror(errno)) }
 
     deinit { close() }
 }

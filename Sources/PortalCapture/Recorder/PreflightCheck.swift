@@ -11,9 +11,7 @@ struct PreflightCheck {
 
     func run() throws(RecordingError) {
         // The app id names the kept recording's folder and the portal session; checked even when nothing is kept.
-        guard RecordingStore.isValidAppID(appID) else {
-            throw .invalidParameter("app id '\(appID)' (use letters, digits, '.', '_' and '-')")
-        }
+        try RecordingStore.checkAppID(appID)
         try checkPolicy()
         if let output = options.output {
             try checkOutput(output)
@@ -66,7 +64,7 @@ struct PreflightCheck {
             if (st.st_mode & S_IFMT) == S_IFDIR {
                 throw .filePermissions(path: output.path, reason: "it is a folder; give a file name, e.g. \(output.path)/recording.\(options.container)")
             }
-            if !options.overwrite { throw .filePermissions(path: output.path, reason: "the file exists (use --force to replace it)") }
+            if !options.overwrite { throw .filePermissions(path: output.path, reason: PrivateFile.existsReason) }
         }
         if let free = Self.freeBytes(dir), free < configuration.minimumFreeBytes {
             throw .insufficientStorage(path: output.path)

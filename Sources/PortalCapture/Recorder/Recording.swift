@@ -24,7 +24,7 @@ public struct Recording: Sendable, Equatable {
     /// is 0600, like the original. The recording itself stays.
     public func save(to destination: URL, overwrite: Bool = false) throws(RecordingError) {
         if !overwrite, FileManager.default.fileExists(atPath: destination.path) {
-            throw .filePermissions(path: destination.path, reason: "the file exists (use --force to replace it)")
+            throw .filePermissions(path: destination.path, reason: PrivateFile.existsReason)
         }
         let (tmp, fd) = try PrivateFile.createBeside(destination)
         var placed = false

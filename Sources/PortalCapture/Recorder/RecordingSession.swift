@@ -193,9 +193,9 @@ final class RecordingSession: Sendable {
             throw .failedToStart(reason: "no frame arrived within \(configuration.firstFrameTimeout) of the portal granting the screen cast")
         }
 
-        // The file's sink failing to open (e.g. at a size no encoder takes) fails the start; it is reported
+        // A sink failing to open (e.g. the encoder at a size it cannot take) fails the start; it is reported
         // before `.started`, so it is known here, before the previous kept recording is replaced.
-        if let failure = earlySinkFailures.withLock({ $0 }).first(where: { Self.endsRecording($0.0, RecordingError($0.1)) }) {
+        if let failure = earlySinkFailures.withLock({ $0.first }) {
             _ = await session.finish(error: nil, keep: false)
             throw heldFile.readable(RecordingError(failure.1))
         }
@@ -256,7 +256,10 @@ final class RecordingSession: Sendable {
     private func sinkFailed(_ sink: String, _ error: SinkError) {
         let mapped = held.readable(RecordingError(error))
         state.withLock { if $0.sinkError == nil { $0.sinkError = mapped } }
-        if Self.endsRecording(sink, mapped) { end(mapped) }
+        // Any sink failing ends the recording (what was recorded is kept): each was asked for, and recording on
+        // would leave its output missing, found out only at the end (docs/plugins.md: "A failing write_* stops
+        // the recording"). A handler given to `startCapture` cannot fail.
+        end(mapped)
     }
 
     /// Stops capture, finalizes every sink and the kept recording's info, closes the portal session.
@@ -276,7 +279,7 @@ final class RecordingSession: Sendable {
         if case .failed? = finalError, sinkError != nil, error == nil { finalError = sinkError }
         var recording: Recording?
         // A file the encoder never wrote to (it refused the first frame) holds nothing to keep.
-        let wroteNothing = file.map { url in var st = stat(); return stat(url.path, &st) == 0 && st.st_size == 0 } ?? false
+        let wroteNothing = file.flatMap(Self.fileSize) == 0
         if keep, wroteNothing, let file {
             if destination == nil, state.withLock({ $0.kept }) != nil { configuration.store.discard(appID: appID) }
             unlink(file.path)
@@ -323,13 +326,6 @@ final class RecordingSession: Sendable {
         return state.withLock { $0.finished! }
     }
 
-    /// Any sink failing ends the recording (what was recorded is kept): each was asked for, and recording on
-    /// would leave its output missing, found out only at the end (docs/plugins.md: "A failing write_* stops the
-    /// recording"). A handler given to `startCapture` cannot fail.
-    private static func endsRecording(_ sink: String, _ error: RecordingError) -> Bool {
-        true
-    }
-
     private static func reason(_ error: RecordingError) -> String {
         if case .filePermissions(_, let reason) = error { return reason }
         return error.description
@@ -356,9 +352,10 @@ final class RecordingSession: Sendable {
         state.withLock { s in if !s.ended { try? store.update(info) } }
     }
 
-    private static func fileSize(_ url: URL) -> Int64 {
+    /// The file's size, nil when it is not there (its name swapped away, say).
+    private static func fileSize(_ url: URL) -> Int64? {
         var st = stat()
-        return stat(url.path, &st) == 0 ? Int64(st.st_size) : 0
+        return stat(url.path, &st) == 0 ? Int64(st.st_size) : nil
     }
 
     /// The policy changed while recording: what it no longer allows ends the recording (`disabled`), and a
@@ -373,7 +370,7 @@ final class RecordingSession: Sendable {
             end(error)
             return
         }
-        state.withLock { $0.limit = Self.maxDuration(options, decision); $0.decision = decision }
+        state.withLock { $0.limit = Self.maxDuration(options, decision) }
     }
 
     private func startTimers(onProgress: @escaping @Sendable (RecordingProgress) -> Void) {
@@ -384,7 +381,7 @@ final class RecordingSession: Sendable {
                 try? await Task.sleep(for: interval)
                 guard let self, !Task.isCancelled else { return }
                 let s = self.pipeline.statistics
-                let bytes = self.file.map(Self.fileSize) ?? 0
+                let bytes = self.file.flatMap(Self.fileSize) ?? 0
                 onProgress(RecordingProgress(elapsed: s.duration, frames: s.videoFrames, droppedFrames: s.droppedFrames, bytes: bytes))
                 // The kept recording's info follows along every few seconds, so a recorder killed outright
                 // leaves one that says about how long its file is (finish writes the final one).

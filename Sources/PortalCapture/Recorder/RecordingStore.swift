@@ -17,7 +17,7 @@ public struct RecordingStore: Sendable {
 
     /// The app's private directory, created 0700 (and its parents 0700) when missing.
     public func directory(for appID: String) throws(RecordingError) -> URL {
-        guard Self.isValidAppID(appID) else { throw .invalidParameter("app id '\(appID)' (use letters, digits, '.', '_' and '-')") }
+        try Self.checkAppID(appID)
         let dir = root.appendingPathComponent(appID)
         do {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true,
@@ -100,6 +100,11 @@ public struct RecordingStore: Sendable {
         } catch {
             throw .failed(reason: "cannot encode recording info: \(error)")
         }
+    }
+
+    /// `invalidParameter` naming `appID` unless it is a valid app id.
+    static func checkAppID(_ appID: String) throws(RecordingError) {
+        guard isValidAppID(appID) else { throw .invalidParameter("app id '\(appID)' (use letters, digits, '.', '_' and '-')") }
     }
 
     /// An app id names a folder: letters, digits, '.', '_' and '-', not empty, not starting with '.'.

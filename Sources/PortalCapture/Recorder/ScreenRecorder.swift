@@ -127,10 +127,7 @@ public final class ScreenRecorder: Sendable {
     /// Stops and finalizes; returns the kept recording, or the file at the options' output.
     @discardableResult
     public func stopRecording() async throws(RecordingError) -> Recording {
-        guard let session = state.withLock({ s -> RecordingSession? in
-            defer { s.session = nil }
-            return s.session
-        }) else {
+        guard let session = try? takeSession() else {
             // Ended on its own a moment ago and still finishing (the encoder flushing): the same outcome.
             guard let finishing = state.withLock({ $0.finishing }) else { throw .attemptToStopNonRecording }
             let outcome = await finishing.value

@@ -28,20 +28,22 @@ enum PrivateFile {
         return (URL(fileURLWithPath: path), fd)
     }
 
+    /// Why an existing destination is refused (without `--force`).
+    static let existsReason = "the file exists (use --force to replace it)"
+
+    /// The error for a failed placing call (`link`, `linkat`, `rename`) at `destination`.
+    static func placingError(_ err: Int32, at destination: URL) -> RecordingError {
+        .filePermissions(path: destination.path, reason: err == EEXIST ? existsReason : String(cString: strerror(err)))
+    }
+
     /// Puts the finished `temporary` at `destination` (same folder). Without `overwrite` an existing
     /// destination is an error and stays untouched; `temporary` then stays too.
     static func moveIntoPlace(_ temporary: URL, at destination: URL, overwrite: Bool) throws(RecordingError) {
         if overwrite {
-            guard rename(temporary.path, destination.path) == 0 else {
-                throw .filePermissions(path: destination.path, reason: String(cString: strerror(errno)))
-            }
+            guard rename(temporary.path, destination.path) == 0 else { throw placingError(errno, at: destination) }
             return
         }
-        guard link(temporary.path, destination.path) == 0 else {
-            let err = errno
-            throw .filePermissions(path: destination.path, reason: err == EEXIST
-                ? "the file exists (use --force to replace it)" : String(cString: strerror(err)))
-        }
+        guard link(temporary.path, destination.path) == 0 else { throw placingError(errno, at: destination) }
         unlink(temporary.path)
     }
 
