@@ -35,6 +35,16 @@ struct ScreenshotCommandTests {
         #expect(TestPattern.checkColourAreas(try #require(decoded.frames.first)) == nil)
     }
 
+    @Test("a screenshot into a folder anyone may write without the sticky bit is refused before the portal is asked, as a recording is")
+    func unsafeFolderIsRefused() async throws {
+        let shared = dir.appendingPathComponent("shared")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
+        chmod(shared.path, 0o777)
+        let r = try await Pwrecord.run(["screenshot", "-o", shared.appendingPathComponent("x.png").path])
+        #expect(r.status == 1 && r.stderr.contains("writable by everyone"), "\(r.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shared.path).isEmpty)
+    }
+
     @Test("screenshot --long stops by itself when nothing scrolls and writes a PDF poppler reads")
     func longScreenshotWritesPDF() async throws {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -50,22 +50,11 @@ struct PreflightCheck {
     }
 
     private func checkOutput(_ output: URL) throws(RecordingError) {
+        if let reason = PrivateFile.destinationProblem(output, replacing: options.overwrite,
+                                                       example: "recording.\(options.container)") {
+            throw .filePermissions(path: output.path, reason: reason)
+        }
         let dir = output.deletingLastPathComponent().path
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
-            throw .filePermissions(path: output.path, reason: "the folder \(dir) does not exist")
-        }
-        guard access(dir, W_OK) == 0 else {
-            throw .filePermissions(path: output.path, reason: "the folder \(dir) is not writable")
-        }
-        if let reason = PrivateFile.unsafeFolderReason(dir) { throw .filePermissions(path: output.path, reason: reason) }
-        var st = stat()
-        if lstat(output.path, &st) == 0 {   // lstat: a dangling symlink is there too
-            if (st.st_mode & S_IFMT) == S_IFDIR {
-                throw .filePermissions(path: output.path, reason: "it is a folder; give a file name, e.g. \(output.path)/recording.\(options.container)")
-            }
-            if !options.overwrite { throw .filePermissions(path: output.path, reason: PrivateFile.existsReason) }
-        }
         if let free = Self.freeBytes(dir), free < configuration.minimumFreeBytes {
             throw .insufficientStorage(path: output.path)
         }

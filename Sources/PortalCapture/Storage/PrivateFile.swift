@@ -5,7 +5,7 @@ import Foundation
 /// mode 0600), so a file or symlink planted in advance is never opened; the finished file is put in place
 /// with `link` (which refuses an existing destination) or, to replace one, `rename` (which replaces the
 /// name itself, never what a symlink there points to).
-enum PrivateFile {
+public enum PrivateFile {
     /// Creates `<name>.partial-XXXXXX.<ext>` beside `destination` and returns its path and open descriptor
     /// (the caller closes it). The name ends in the destination's extension so that a recording interrupted
     /// before it was put in place still opens in a player.
@@ -45,6 +45,25 @@ enum PrivateFile {
         }
         guard link(temporary.path, destination.path) == 0 else { throw placingError(errno, at: destination) }
         unlink(temporary.path)
+    }
+
+    /// Why `destination` cannot take a new private file, or nil: its folder is missing, not writable or
+    /// unsafe (`unsafeFolderReason`), or the name is a folder, or (without `replacing`) is taken, also by a
+    /// dangling symlink. `example` is a file name suggested when the destination is a folder.
+    public static func destinationProblem(_ destination: URL, replacing: Bool, example: String) -> String? {
+        let dir = destination.deletingLastPathComponent().path
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+            return "the folder \(dir) does not exist"
+        }
+        guard access(dir, W_OK) == 0 else { return "the folder \(dir) is not writable" }
+        if let reason = unsafeFolderReason(dir) { return reason }
+        var st = stat()
+        guard lstat(destination.path, &st) == 0 else { return nil }   // lstat: a dangling symlink is there too
+        if (st.st_mode & S_IFMT) == S_IFDIR {
+            return "it is a folder; give a file name, e.g. \(destination.path)/\(example)"
+        }
+        return replacing ? nil : existsReason
     }
 
     /// Why a folder is no place for a private file, or nil: writable by others without the sticky bit, anyone

@@ -23,21 +23,9 @@ enum ScreenshotCommand {
         }
         let idleStop = try parsed.value("idle-stop", ValueParsers.duration) ?? 3
         let maxHeight = try parsed.value("max-height") { s throws(ValueError) in try ValueParsers.integer(s, in: 100...1_000_000) } ?? 60_000
-        let dir = output.deletingLastPathComponent().path
-        guard access(dir, W_OK) == 0 else {
-            console.error("cannot write \(output.path): the folder \(dir) is missing or not writable")
+        if let reason = PrivateFile.destinationProblem(output, replacing: parsed.flag("force"), example: "screenshot.\(ext)") {
+            console.error("cannot write \(output.path): \(reason)")
             return .failure
-        }
-        var st = stat()
-        if lstat(output.path, &st) == 0 {   // lstat: a dangling symlink is there too
-            if (st.st_mode & S_IFMT) == S_IFDIR {
-                console.error("cannot write \(output.path): it is a folder", hint: "give a file name, e.g. \(output.path)/screenshot.png")
-                return .failure
-            }
-            if !parsed.flag("force") {
-                console.error("cannot write \(output.path): the file exists", hint: "use --force to replace it")
-                return .failure
-            }
         }
         if parsed.flag("long") {
             return await long(output: output, window: parsed.flag("window"), idleStop: idleStop, maxHeight: maxHeight,
