@@ -42,8 +42,9 @@ struct RecorderHarness {
         rename(tmp.path, userPolicy.path)
     }
 
+    /// The files in `dir`, but the app's recording lock (`.lock`, which stays once made).
     func files(in dir: URL) -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: dir.path))?.sorted() ?? []
+        (try? FileManager.default.contentsOfDirectory(atPath: dir.path))?.filter { $0 != ".lock" }.sorted() ?? []
     }
 
     var storeDir: URL { root.appendingPathComponent("state/recordings/org.pwrecord.Test") }

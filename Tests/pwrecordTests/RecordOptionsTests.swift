@@ -89,7 +89,7 @@ struct RecordOptionsTests {
         let info = try await Pwrecord.run(["last", "info"], environment: home.env)
         let keptFile = kept.stdout.split(separator: " ").dropFirst().first.map(String.init) ?? "?"
         #expect(info.stdout.hasPrefix("file: \(keptFile)\n"), "\(info.stdout)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: home.recordings().path).sorted()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.recordings().path).filter { $0 != ".lock" }.sorted()
                 == [URL(fileURLWithPath: keptFile).lastPathComponent, "info.json"].sorted())
     }
 }

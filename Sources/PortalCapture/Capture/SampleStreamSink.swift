@@ -1,11 +1,13 @@
 import Synchronization
 
 /// Samples as an `AsyncSequence`, for code that captures in-process (ReplayKit's `startCapture(handler:)`):
-/// attach it to a recording like any sink and iterate `samples`, which yields every video frame and audio
-/// chunk tagged by type (`CaptureSample`), in order, and ends when the recording's delivery finishes.
+/// give it to a `DeliveryQueue` or `CapturePipeline` like any sink (a `ScreenRecorder` makes one for you:
+/// `let samples = try await recorder.startCapture(options)`) and iterate `samples`, which yields every video
+/// frame and audio chunk tagged by type (`CaptureSample`), in order, and ends when the delivery finishes.
 ///
 ///     let stream = SampleStreamSink()
-///     // ... start a recording with `stream` among its sinks ...
+///     let pipeline = CapturePipeline(videoCore: core, audioCore: nil, sinks: [stream], options: options) { _ in }
+///     try pipeline.start()
 ///     for await sample in stream.samples {
 ///         if case .video(let frame) = sample { show(frame) }
 ///     }

@@ -50,9 +50,13 @@ public struct Recording: Sendable, Equatable {
         try save(to: destination, overwrite: overwrite)
     }
 
-    /// Deletes the recording: the kept one from the store, or the file at its output.
-    public func discard() {
-        if isKept { store.discard(appID: info.appID) } else { unlink(file.path) }
+    /// Deletes the recording: the kept one from the store, or the file at its output; returns whether it did.
+    /// A kept recording is deleted only while it is still the app's kept one and no recording of the app is in
+    /// progress (see `RecordingStore.discard(appID:file:)`).
+    @discardableResult
+    public func discard() -> Bool {
+        if isKept { return store.discard(appID: info.appID, file: file) }
+        return unlink(file.path) == 0
     }
 
     /// Opens the recording with the desktop's default player (`xdg-open`).

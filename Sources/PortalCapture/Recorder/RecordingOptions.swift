@@ -17,7 +17,14 @@ public struct RecordingOptions: Sendable, Equatable {
     /// Frame rate cap (and the rate for `.constant`).
     public var fps = 30
     public var frameRateMode: FrameRateMode = .variable
-    public var microphone = false
+    /// Whether to record the microphone. Left unset, a `ScreenRecorder` follows its `isMicrophoneEnabled`;
+    /// set (to either value) it overrides that for this recording.
+    public var microphone: Bool {
+        get { microphoneChoice ?? false }
+        set { microphoneChoice = newValue }
+    }
+    /// What the options say about the microphone, nil when they say nothing.
+    public internal(set) var microphoneChoice: Bool?
     /// A PipeWire node name for the microphone; nil means the default source.
     public var microphoneNode: String?
     /// Record only this region of the stream.
@@ -28,8 +35,13 @@ public struct RecordingOptions: Sendable, Equatable {
     public var maxDuration: Double?
     /// Sink specs (`encoder:container=mkv,codec=h264`, `raw`, ...). Empty means the default encoder.
     public var sinks: [String] = []
-    /// The container for the kept recording (its file extension): mkv, mp4 or webm.
-    public var container = "mkv"
+    /// The container (the recording's file extension): mkv, mp4 or webm. Left unset, it follows `output`'s
+    /// extension when that names one, else mkv.
+    public var container: String {
+        get { containerChoice ?? output.flatMap { Self.container(of: $0) } ?? "mkv" }
+        set { containerChoice = newValue }
+    }
+    private var containerChoice: String?
     public var codec = "h264"
     /// Where the recording will be saved by `stopRecording(output:)`, when known at start: it is checked
     /// (policy output dirs, writable, not existing unless `overwrite`) before the user is asked anything.
@@ -56,6 +68,14 @@ public struct RecordingOptions: Sendable, Equatable {
         var c = self; c.output = value; c.overwrite = overwrite; return c
     }
 
+    static let containers = ["mkv", "mp4", "webm"]
+
+    /// The container `url`'s extension names, if any.
+    static func container(of url: URL) -> String? {
+        let ext = url.pathExtension.lowercased()
+        return containers.contains(ext) ? ext : nil
+    }
+
     /// The longest `maxDuration` accepted: a week.
     public static let longestDuration = 7 * 24 * 3600.0
 
@@ -71,7 +91,11 @@ public struct RecordingOptions: Sendable, Equatable {
         if let d = maxDuration, !(d > 0 && d <= Self.longestDuration) {
             throw .invalidParameter("duration \(d) s (must be positive and at most a week, \(Int(Self.longestDuration)) s)")
         }
-        guard ["mkv", "mp4", "webm"].contains(container) else { throw .invalidParameter("container '\(container)' (use mkv, mp4 or webm)") }
+        guard Self.containers.contains(container) else { throw .invalidParameter("container '\(container)' (use mkv, mp4 or webm)") }
+        if let output, let named = Self.container(of: output), named != container {
+            throw .invalidParameter("output \(output.lastPathComponent) names the \(named) container, but the recording is \(container) "
+                + "(name the file .\(container), or leave the container unset to follow the extension)")
+        }
         if [CursorModes.hidden, .embedded, .metadata].allSatisfy({ $0 != cursor }) {
             throw .invalidParameter("cursor mode \(cursor) (choose exactly one of hidden, embedded, metadata)")
         }

@@ -20,9 +20,11 @@ final class RecordingSession: Sendable {
     /// Where `file` goes when the recording ends (the options' output), or nil for a kept recording.
     private let destination: URL?
     /// Whether the recording writes a file (not a capture to a handler only): what the policy's checks ask.
-    private let keepsFile: Bool
+    let keepsFile: Bool
     /// The `-o` partial file's descriptor, which the encoder writes through; closed once the sinks are done.
     private let held: HeldDescriptor
+    /// For a recording that becomes the app's kept one: held until it is finalized (`AppRecordingLock`).
+    private let appLock: AppRecordingLock?
     private let created = Date()
     private let state = Mutex(State())
     /// Told which session ended, so an owner never takes one session's end for another's.
@@ -44,7 +46,7 @@ final class RecordingSession: Sendable {
 
     private init(appID: String, options: RecordingOptions, configuration: ScreenRecorderConfiguration,
                  grant: any ScreenCastGrant, audioCore: PipeWireCore?, pipeline: CapturePipeline, file: URL?,
-                 destination: URL?, keepsFile: Bool, held: HeldDescriptor,
+                 destination: URL?, keepsFile: Bool, held: HeldDescriptor, appLock: AppRecordingLock?,
                  onEnd: @escaping @Sendable (RecordingSession, RecordingError?) -> Void) {
         self.appID = appID
         self.options = options
@@ -56,6 +58,7 @@ final class RecordingSession: Sendable {
         self.destination = destination
         self.keepsFile = keepsFile
         self.held = held
+        self.appLock = appLock
         self.onEnd = onEnd
     }
 
@@ -73,6 +76,7 @@ final class RecordingSession: Sendable {
         let destination = keepsFile ? options.output : nil
         let file: URL?
         var held: Int32 = -1
+        var appLock: AppRecordingLock?
         if !keepsFile {
             file = nil
         } else if let destination {
@@ -80,6 +84,9 @@ final class RecordingSession: Sendable {
             file = beside
             held = fd
         } else {
+            // Before the pending file: another recording of this app (another recorder, another process) would
+            // replace this one's kept file while it is written, and this one theirs.
+            appLock = try configuration.store.lock(appID: appID)
             file = try configuration.store.makePendingFile(for: appID, fileExtension: options.container)
         }
         // The encoder writes through the descriptor made here (`/proc/self/fd/N` reopens that very file), so a
@@ -172,7 +179,7 @@ final class RecordingSession: Sendable {
         }
         let session = RecordingSession(appID: appID, options: options, configuration: configuration, grant: grant,
                                        audioCore: audioCore, pipeline: pipeline, file: file, destination: destination,
-                                       keepsFile: keepsFile, held: heldFile, onEnd: onEnd)
+                                       keepsFile: keepsFile, held: heldFile, appLock: appLock, onEnd: onEnd)
         do {
             try pipeline.start()
         } catch {
@@ -281,7 +288,7 @@ final class RecordingSession: Sendable {
         // A file the encoder never wrote to (it refused the first frame) holds nothing to keep.
         let wroteNothing = file.flatMap(Self.fileSize) == 0
         if keep, wroteNothing, let file {
-            if destination == nil, state.withLock({ $0.kept }) != nil { configuration.store.discard(appID: appID) }
+            if destination == nil, let kept = state.withLock({ $0.kept }) { configuration.store.removeKept(kept) }
             unlink(file.path)
         } else if keep, let file, let destination {
             var info = info(duration: pipeline.statistics.duration)
@@ -323,6 +330,7 @@ final class RecordingSession: Sendable {
         }
         let outcome = (recording, finalError)
         state.withLock { if $0.finished == nil { $0.finished = outcome } }
+        appLock?.release()   // the kept recording and its info are final: another recording may replace them
         return state.withLock { $0.finished! }
     }
 

@@ -76,11 +76,28 @@ public struct RecordingStore: Sendable {
         return Recording(file: file, info: info, store: self)
     }
 
-    /// Deletes the kept recording and its info.
-    public func discard(appID: String) {
-        guard let kept = kept(for: appID) else { return }
+    /// Deletes the kept recording and its info, and returns whether it did. Nothing is deleted while a
+    /// recording of the app is in progress (`AppRecordingLock`: the kept file may be the one being written), nor
+    /// when `file` is given and is no longer the kept recording (an old `Recording` value must not delete the
+    /// recording that replaced it).
+    @discardableResult
+    public func discard(appID: String, file: URL? = nil) -> Bool {
+        guard Self.isValidAppID(appID), !AppRecordingLock.isHeld(in: root.appendingPathComponent(appID).path),
+              let kept = kept(for: appID) else { return false }
+        if let file, file.standardizedFileURL.path != kept.file.standardizedFileURL.path { return false }
+        removeKept(kept)
+        return true
+    }
+
+    /// Deletes `kept` and the info naming it, with no questions: for the recording that holds the app's lock.
+    func removeKept(_ kept: Recording) {
         unlink(kept.file.path)
         unlink(kept.file.deletingLastPathComponent().appendingPathComponent("info.json").path)
+    }
+
+    /// Takes the app's recording lock (see `AppRecordingLock`), creating the app's folder.
+    func lock(appID: String) throws(RecordingError) -> AppRecordingLock {
+        try AppRecordingLock.acquire(in: try directory(for: appID).path)
     }
 
     /// Removes a pending file (a recording that never started).

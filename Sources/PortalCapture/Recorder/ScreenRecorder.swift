@@ -5,7 +5,8 @@ import Synchronization
 /// ReplayKit's `RPScreenRecorder` for the Linux desktop: one per app id.
 ///
 /// ```swift
-/// let recorder = ScreenRecorder.standard(appID: "org.example.Game")     // from the Plugins module
+/// let recorder = ScreenRecorder.standard(appID: "org.example.Game",     // from the Plugins module
+///                                        provider: PortalScreenCastProvider())
 /// recorder.delegate = self
 /// try await recorder.startRecording(RecordingOptions().microphone(true))
 /// ...
@@ -24,7 +25,8 @@ import Synchronization
 /// denying policy (`disabled`), a full disk (`insufficientStorage`), a failing sink (`failed`). In every case
 /// what was recorded is finalized and kept, and the delegate hears `didStopRecordingWith` exactly once.
 ///
-/// Threading: delegate methods and `events` are delivered on the recorder's serial event queue, in order.
+/// Threading: delegate methods and `events` are delivered on the recorder's serial event queue, in order
+/// (`ScreenRecorderConfiguration.eventQueue`; `.main` for a delegate on the main actor).
 public final class ScreenRecorder: Sendable {
     public let appID: String
     public let configuration: ScreenRecorderConfiguration
@@ -49,10 +51,12 @@ public final class ScreenRecorder: Sendable {
 
     struct WeakDelegate { weak var value: (any ScreenRecorderDelegate)? }
 
+    /// - Parameter appID: names the app's kept recording and its policy sections; give your app's own id (the
+    ///   default is the `pwrecord` command's, whose kept recording it would share).
     public init(appID: String = "pwrecord", configuration: ScreenRecorderConfiguration) {
         self.appID = appID
         self.configuration = configuration
-        let eventQueue = DispatchQueue(label: "pwrecord.recorder.events")
+        let eventQueue = configuration.eventQueue ?? DispatchQueue(label: "pwrecord.recorder.events")
         self.eventQueue = eventQueue
         monitor = AvailabilityMonitor(appID: appID, configuration: configuration)
         monitor.onChange = { [weak self] availability in
@@ -62,7 +66,15 @@ public final class ScreenRecorder: Sendable {
         monitor.start()
     }
 
-    deinit { monitor.stop() }
+    /// A recorder let go while it records stops that recording as `stopRecording()` would (finalized and kept,
+    /// on a task of its own; the delegate is not told, it is gone too), and every `events` stream finishes.
+    deinit {
+        monitor.stop()
+        if let session = state.withLock({ $0.session }) {
+            Task.detached { _ = await session.finish(error: nil) }
+        }
+        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.finish() }
+    }
 
     // MARK: state
 
@@ -87,7 +99,8 @@ public final class ScreenRecorder: Sendable {
     public var isRecording: Bool { state.withLock { $0.session != nil || $0.starting } }
     public var isPaused: Bool { state.withLock { $0.session?.isPaused ?? false } }
 
-    /// Whether the next recording includes the microphone (`RecordingOptions.microphone` overrides it).
+    /// Whether the next recording includes the microphone when its options do not say
+    /// (`RecordingOptions.microphone`, set to either value, overrides it).
     public var isMicrophoneEnabled: Bool {
         get { state.withLock { $0.microphoneEnabled } }
         set { state.withLock { $0.microphoneEnabled = newValue } }
@@ -124,10 +137,21 @@ public final class ScreenRecorder: Sendable {
         try await start(options, extraSinks: [SampleHandlerSink(id: "capture") { handler($0) }], captureOnly: true)
     }
 
-    /// Stops and finalizes; returns the kept recording, or the file at the options' output.
+    /// `startCapture` with the samples as an `AsyncSequence` (a `SampleStreamSink`): video frames and audio
+    /// chunks, tagged, in order; it ends after the capture's last sample (`stopCapture`, or the capture ending
+    /// on its own). It buffers at most `bufferLimit` samples and drops the oldest when the reader falls behind.
+    public func startCapture(_ options: RecordingOptions = RecordingOptions(),
+                             bufferLimit: Int = 4) async throws(RecordingError) -> AsyncStream<CaptureSample> {
+        let sink = SampleStreamSink(id: "capture", bufferLimit: bufferLimit)
+        try await start(options, extraSinks: [sink], captureOnly: true)
+        return sink.samples
+    }
+
+    /// Stops and finalizes; returns the kept recording, or the file at the options' output. A capture
+    /// (`startCapture`) is not a recording: it is left running, `attemptToStopNonRecording` (use `stopCapture`).
     @discardableResult
     public func stopRecording() async throws(RecordingError) -> Recording {
-        guard let session = try? takeSession() else {
+        guard let session = try? takeSession(capture: false) else {
             // Ended on its own a moment ago and still finishing (the encoder flushing): the same outcome.
             guard let finishing = state.withLock({ $0.finishing }) else { throw .attemptToStopNonRecording }
             let outcome = await finishing.value
@@ -154,15 +178,19 @@ public final class ScreenRecorder: Sendable {
         return recording
     }
 
-    /// Ends a capture started with `startCapture`.
+    /// Ends a capture started with `startCapture`. A recording (`startRecording`) is not a capture: it is left
+    /// running, `attemptToStopNonRecording` (use `stopRecording`).
     public func stopCapture() async throws(RecordingError) {
-        let session = try takeSession()
+        let session = try takeSession(capture: true)
         let outcome = await session.finish(error: nil)
         emitStopped(outcome.error)
     }
 
-    /// Deletes the kept recording.
-    public func discardRecording() {
+    /// Deletes the kept recording; returns whether it did. While a recording of this app is in progress (by
+    /// this recorder or any other with the same app id) it does nothing: the kept file may be the one being
+    /// written. Stop first, then discard.
+    @discardableResult
+    public func discardRecording() -> Bool {
         configuration.store.discard(appID: appID)
     }
 
@@ -186,7 +214,7 @@ public final class ScreenRecorder: Sendable {
         }
         guard let microphone else { throw .attemptToStartInRecordingState }
         var options = options
-        if microphone { options.microphone = true }
+        if options.microphoneChoice == nil { options.microphone = microphone }
         do {
             let session = try await RecordingSession.start(
                 appID: appID, options: options, extraSinks: extraSinks, keepsFile: !captureOnly,
@@ -210,11 +238,12 @@ public final class ScreenRecorder: Sendable {
         }
     }
 
-    private func takeSession() throws(RecordingError) -> RecordingSession {
+    /// Takes the running session when it is of the kind asked for (a capture to a handler, or a recording).
+    private func takeSession(capture: Bool) throws(RecordingError) -> RecordingSession {
         guard let session = state.withLock({ s -> RecordingSession? in
-            let taken = s.session
+            guard let running = s.session, running.keepsFile != capture else { return nil }
             s.session = nil
-            return taken
+            return running
         }) else { throw .attemptToStopNonRecording }
         return session
     }

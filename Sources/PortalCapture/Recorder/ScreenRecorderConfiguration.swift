@@ -30,6 +30,11 @@ public struct ScreenRecorderConfiguration: Sendable {
     /// A frame arriving while the sink still holds the previous one (`CapturePipelineOptions.heldBufferFallback`).
     public var heldBufferFallback = CapturePipelineOptions.HeldBufferFallback.drop(maximumInARow: 10)
 
+    /// Where the delegate is called and `events` are yielded from, in order; nil: a private serial queue.
+    /// `DispatchQueue.main` suits a delegate isolated to the main actor (a `@MainActor` class conforming with
+    /// `@preconcurrency ScreenRecorderDelegate`).
+    public var eventQueue: DispatchQueue?
+
     public init(provider: any ScreenCastProvider, sinks: SinkRegistry) {
         self.provider = provider
         self.sinks = sinks

@@ -1,7 +1,10 @@
 /// ReplayKit's `RPScreenRecorderDelegate`. Every method has an empty default, so implement only what you need.
 ///
-/// Threading: all methods are called on the recorder's own serial event queue (never on PipeWire's data
-/// thread and never concurrently), in the same order as the `events` stream yields.
+/// Threading: all methods are called on the recorder's serial event queue (never on PipeWire's data thread
+/// and never concurrently), in the same order as the `events` stream yields. That queue is private unless
+/// `ScreenRecorderConfiguration.eventQueue` names one: with `.main`, a `@MainActor` class can conform with
+/// `@preconcurrency ScreenRecorderDelegate` (its methods then run on the main actor, as the conformance
+/// checks at run time).
 public protocol ScreenRecorderDelegate: AnyObject, Sendable {
     /// Availability changed (policy window, policy file edited, portal or PipeWire appeared or went away).
     func screenRecorderDidChangeAvailability(_ recorder: ScreenRecorder, availability: Availability)

@@ -36,8 +36,8 @@ public struct SinkRegistry: Sendable {
         return f
     }
 
-    /// Throws `notAllowed` unless the policy permits `id`. For sinks built directly in code (a
-    /// `CallbackSink` given to `startCapture`), call this before using the sink.
+    /// Throws `notAllowed` unless the policy permits `id`. For sinks built directly in code and fed outside a
+    /// `ScreenRecorder` (a `DeliveryQueue` or `CapturePipeline` of your own), call this before using the sink.
     public func authorize(_ id: String) throws(SinkError) {
         guard allowed.permits(id) else { throw .notAllowed(id: id) }
     }

@@ -33,7 +33,11 @@ enum LastCommand {
             }
             console.out("saved \(dest.path)")
         case "discard":
-            recording.discard()
+            guard recording.discard() else {
+                console.error("cannot discard \(recording.file.path): it is being recorded",
+                              hint: "stop that recording first (Ctrl-C in its terminal), then discard it")
+                return .failure
+            }
             console.out("discarded \(recording.file.path)")
         case "open":
             // `Recording.open()` starts xdg-open through env(1) and does not wait, so a missing xdg-open would
