@@ -50,6 +50,26 @@ struct RecordSignalTests {
         #expect(TestPattern.checkColourAreas(try #require(decoded.frames.last)) == nil)
     }
 
+    @Test("Ctrl-C while the consent dialog is open gives up at once: exit 3, nothing recorded, nothing left")
+    func ctrlCDuringConsent() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let out = home.root.appendingPathComponent("never.mkv")
+        let (r, waited) = try await TestPortalControl.exclusively { control -> (Pwrecord.Result, Double) in
+            try await control.setNextResponse("Start", 3)   // the dialog stays open: Start is never answered
+            let p = try PwrecordProcess(["record", "-o", out.path], environment: home.env)
+            try? await Task.sleep(for: .milliseconds(1500))
+            let sent = Date()
+            p.send(SIGINT)
+            let r = await p.wait(timeout: 30)
+            return (r, Date().timeIntervalSince(sent))
+        }
+        #expect(r.status == 3, "\(r.stderr)")
+        #expect(r.stderr.contains("stopped before the recording started"), "\(r.stderr)")
+        #expect(waited < 5, "it took \(waited) s to give up")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.root.path).allSatisfy { !$0.hasPrefix("never") })
+    }
+
     @Test("SIGTERM stops and finalizes like Ctrl-C: exit 0 and a playable file of about the time recorded")
     func sigtermFinalizes() async throws {
         let home = try TestHome()

@@ -41,7 +41,8 @@ public final class CapturePipeline: Sendable {
         var paused = false
         var pausedAt: UInt64 = 0
         var pausedTotal: UInt64 = 0
-        var lastKeptFrame: UInt64?
+        /// With an fps cap: when the next frame is due (see `FrameRateCap`).
+        var frameRateCap = FrameRateCap()
         var capped = 0
         var videoFrames = 0
         var audioChunks = 0
@@ -55,8 +56,10 @@ public final class CapturePipeline: Sendable {
         /// Frames handed to the delivery queue.
         public var videoFrames: Int
         public var audioChunks: Int
-        /// Dropped by the queue (sinks behind), skipped by the stream (stale or corrupted), or capped by fps.
+        /// Dropped by the queue (sinks behind), or skipped by the stream (stale or corrupted): frames lost.
         public var droppedFrames: Int
+        /// Left out on purpose to keep to the fps cap (not a loss).
+        public var cappedFrames: Int = 0
         /// Seconds of media so far (from the first frame, pauses excluded).
         public var duration: Double
     }
@@ -160,7 +163,7 @@ public final class CapturePipeline: Sendable {
             guard s.paused else { return }
             s.paused = false
             s.pausedTotal += monotonicNanoseconds() &- s.pausedAt
-            s.lastKeptFrame = nil
+            s.frameRateCap = FrameRateCap()
         }
     }
 
@@ -183,7 +186,7 @@ public final class CapturePipeline: Sendable {
         let skipped = streams.withLock { $0.video?.statistics.framesSkipped ?? 0 }
         let duration = s.firstTimestamp.map { Double(s.lastTimestamp &- $0) / 1e9 } ?? 0
         return Statistics(videoFrames: s.videoFrames, audioChunks: s.audioChunks,
-                          droppedFrames: q.droppedVideo + q.rejectedVideo + skipped + s.capped, duration: duration)
+                          droppedFrames: q.droppedVideo + q.rejectedVideo + skipped, cappedFrames: s.capped, duration: duration)
     }
 
     /// The video stream's own counters (borrowed and copied frames, skips), once started.
@@ -226,12 +229,10 @@ public final class CapturePipeline: Sendable {
         }
         let accepted: Bool = state.withLock { s in
             guard !s.ended, !s.finished, !s.paused else { return false }
-            if let cap = options.fpsCap, cap > 0, let last = s.lastKeptFrame,
-               frame.timestamp &- last < UInt64(1_000_000_000 / cap) * 9 / 10 {
+            if let cap = options.fpsCap, cap > 0, !s.frameRateCap.keeps(frame.timestamp, cap: cap) {
                 s.capped += 1
                 return false
             }
-            s.lastKeptFrame = frame.timestamp
             frame.timestamp &-= s.pausedTotal
             if !s.started {
                 s.started = true

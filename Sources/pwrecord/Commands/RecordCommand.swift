@@ -104,6 +104,9 @@ enum RecordCommand {
         EncoderSink.disableTransparentHugePages()
         let recorder = ScreenRecorder(appID: plan.appID,
                                       configuration: ScreenRecorderConfiguration(provider: Providers.screenCast(), sinks: sinks))
+        // Before anything that waits: a signal from now on is handled (a SIGUSR1 used to kill the process here).
+        let stops = StopSignals()
+        defer { stops.cancel() }
         let availability = await recorder.refreshAvailability()
         if let exit = ExitCode(unavailable: availability) {
             console.error(availability.description,
@@ -111,14 +114,23 @@ enum RecordCommand {
             return exit
         }
         let progress = ProgressLine(console: console)
-        let stops = StopSignals()
         let events = recorder.events
-        do {
-            try await recorder.startRecording(plan.options)
-        } catch {
+        // Ctrl-C while the consent dialog is open gives up asking (the start is cancelled, the dialog closed)
+        // rather than waiting for the user's answer or the portal's timeout.
+        let start = Task { () async -> RecordingError? in
+            do throws(RecordingError) { try await recorder.startRecording(plan.options) } catch { return error }
+            return nil
+        }
+        stops.onStop { start.cancel() }
+        if let error = await start.value {
+            if stops.stopRequested {
+                console.error("stopped before the recording started (\(error == .userDeclined ? "while waiting for consent" : error.description)); nothing was recorded")
+                return .declined
+            }
             console.error(error.description)
             return ExitCode(error)
         }
+        stops.onStop(nil)
         console.note("recording\(limitNote(plan.options.maxDuration, policy: recorder.policyDecision.maxDuration)); "
                      + "Ctrl-C stops, SIGUSR1 pauses, SIGUSR2 resumes")
         let notification = DesktopNotification.show(summary: "Recording the screen", body: "pwrecord is recording; Ctrl-C in its terminal stops it.")
@@ -174,7 +186,6 @@ enum RecordCommand {
             }
         }
         await notification?.close()
-        stops.cancel()
         guard let recording else {
             console.error(endedError?.description ?? "nothing was recorded")
             return endedError.map(ExitCode.init) ?? .failure

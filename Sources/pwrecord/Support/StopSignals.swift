@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// SIGINT and SIGTERM stop a recording (finalizing the file); SIGUSR1 pauses and SIGUSR2 resumes.
 /// The default actions are replaced while this is alive, so Ctrl-C never kills a recording half-written.
@@ -14,6 +15,8 @@ final class StopSignals: @unchecked Sendable {
     let signals: AsyncStream<Signal>
     private let continuation: AsyncStream<Signal>.Continuation
     private var sources: [DispatchSourceSignal] = []
+    /// Whether a stop signal came, and what to do at once when one comes (besides yielding it).
+    private let stopState = Mutex<(requested: Bool, action: (@Sendable () -> Void)?)>((false, nil))
 
     init() {
         (signals, continuation) = AsyncStream<Signal>.makeStream()
@@ -21,10 +24,31 @@ final class StopSignals: @unchecked Sendable {
         for (_, number, meaning) in Self.handled {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { [continuation] in continuation.yield(meaning) }
+            source.setEventHandler { [weak self, continuation] in
+                if meaning == .stop, let self {
+                    self.stopState.withLock { s -> (@Sendable () -> Void)? in
+                        s.requested = true
+                        return s.action
+                    }?()
+                }
+                continuation.yield(meaning)
+            }
             source.resume()
             sources.append(source)
         }
+    }
+
+    /// Whether SIGINT or SIGTERM has come.
+    var stopRequested: Bool { stopState.withLock { $0.requested } }
+
+    /// Runs `action` (on the signal queue) when a stop signal comes, at once if one came already; nil clears it.
+    /// For what cannot wait for the stream to be read, e.g. giving up the consent dialog.
+    func onStop(_ action: (@Sendable () -> Void)?) {
+        let now = stopState.withLock { s -> Bool in
+            s.action = action
+            return s.requested
+        }
+        if now { action?() }
     }
 
     func cancel() {
