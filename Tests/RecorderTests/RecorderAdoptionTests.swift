@@ -187,3 +187,29 @@ final class MainActorModel: @preconcurrency ScreenRecorderDelegate {
         log.append("stopped")
     }
 }
+
+@Suite("A recording whose microphone sends nothing", .enabled(if: TestDesktop.isAvailable), .serialized)
+struct SilentMicrophoneTests {
+    @Test("a microphone that sends nothing leaves a warning with the recording (and in its info), not a silent success")
+    func silentMicrophoneIsReported() async throws {
+        let h = try RecorderHarness()
+        try await h.recorder.startRecording(RecordingOptions().microphone(true, node: "no-such-microphone"))
+        try await Task.sleep(for: .milliseconds(1500))
+        let recording = try await h.recorder.stopRecording()
+        let warnings = recording.info.warnings ?? []
+        #expect(warnings.contains { $0.contains("the microphone sent no sound") }, "\(warnings)")
+        #expect(h.recorder.keptRecording?.info.warnings == recording.info.warnings)
+        #expect(try mediaDuration(recording.file.path) > 1)
+    }
+
+    @Test("a working microphone leaves no warning, and the info names the format the file holds")
+    func workingMicrophoneHasNoWarning() async throws {
+        let h = try RecorderHarness()
+        try await h.recorder.startRecording(RecordingOptions().microphone(true))
+        try await Task.sleep(for: .milliseconds(1500))
+        let recording = try await h.recorder.stopRecording()
+        #expect(recording.info.warnings == nil)
+        let audio = try #require(try MediaTool.probe(recording.file.path).first { $0.type == "audio" })
+        #expect(recording.info.audioFormat?.channels == audio.channels, "info \(String(describing: recording.info.audioFormat)), file \(audio)")
+    }
+}

@@ -33,6 +33,16 @@ struct UserConfigTests {
         #expect(config == UserConfig(codec: "vp9", container: "webm", outputDirectory: "/home/me/Videos"))
     }
 
+    @Test("a webm file or container without a codec gets vp9 (webm takes no h264); other containers keep h264")
+    func webmDefaultsToVP9() throws {
+        #expect(try plan(["record", "-o", "/tmp/talk.webm"], UserConfig()).options.codec == "vp9")
+        #expect(try plan(["record", "--container", "webm"], UserConfig()).options.codec == "vp9")
+        #expect(try plan(["record", "-o", "/tmp/talk.mkv"], UserConfig()).options.codec == "h264")
+        #expect(try plan(["record", "-o", "/tmp/talk.webm", "--codec", "av1"], UserConfig()).options.codec == "av1")
+        #expect(throws: CommandLineError.self) { try plan(["record", "-o", "/tmp/talk.webm", "--codec", "h264"], UserConfig()) }
+        #expect(RecordingOptions().container("webm").codec == "vp9")
+    }
+
     @Test("its codec, container and output-dir become record's defaults")
     func defaultsApply() throws {
         let config = UserConfig(codec: "vp9", container: "webm", outputDirectory: "/videos")

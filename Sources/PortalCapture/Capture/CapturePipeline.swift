@@ -41,6 +41,8 @@ public final class CapturePipeline: Sendable {
         var paused = false
         var pausedAt: UInt64 = 0
         var pausedTotal: UInt64 = 0
+        /// When the pipeline stopped accepting samples: the recording's end, where `elapsed` stops.
+        var stoppedAt: UInt64?
         /// With an fps cap: when the next frame is due (see `FrameRateCap`).
         var frameRateCap = FrameRateCap()
         var capped = 0
@@ -49,6 +51,8 @@ public final class CapturePipeline: Sendable {
         var firstTimestamp: UInt64?
         var lastTimestamp: UInt64 = 0
         var audioFormat: AudioFormat?
+        /// The audio format the sinks were opened with (what the file holds), nil without audio.
+        var sinkAudioFormat: AudioFormat?
     }
 
     /// A snapshot for progress reports.
@@ -175,7 +179,7 @@ public final class CapturePipeline: Sendable {
     public var elapsed: Double {
         state.withLock { s in
             guard s.started else { return 0 }
-            let now = s.paused ? s.pausedAt : monotonicNanoseconds()
+            let now = s.paused ? s.pausedAt : (s.stoppedAt ?? monotonicNanoseconds())
             return Double(now &- s.pausedTotal &- s.startTime) / 1e9
         }
     }
@@ -192,20 +196,26 @@ public final class CapturePipeline: Sendable {
     /// The video stream's own counters (borrowed and copied frames, skips), once started.
     public var videoStreamStatistics: VideoCaptureStatistics? { streams.withLock { $0.video?.statistics } }
 
+    /// The audio format the sinks were opened with (the file's), once they are; nil without a microphone.
+    public var audioFormat: AudioFormat? { state.withLock { $0.sinkAudioFormat } }
+
     /// The negotiated video format, once known.
     public var videoFormat: VideoFormat? { streams.withLock { $0.video?.currentFormat } }
 
     /// Stops accepting samples at once (what is queued is still delivered by `finish()`): the recording's end
     /// is now, not when the owner gets round to finishing (audio would otherwise run on past the video).
     public func stopAccepting() {
-        state.withLock { $0.finished = true }
+        state.withLock { s in
+            s.finished = true
+            if s.stoppedAt == nil { s.stoppedAt = monotonicNanoseconds() }
+        }
     }
 
     /// Stops the streams, delivers what is queued, closes every sink and returns their outcomes. Safe to call
     /// more than once (later calls return the same report) and after `.ended`.
     public func finish() async -> DeliveryReport {
+        stopAccepting()
         stopStreams()
-        state.withLock { $0.finished = true }
         if sinksOpened.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
             // No frame ever arrived: open the sinks with what is known so they can finalize, then close.
             queue.start(SinkContext(video: nil, audio: nil, output: nil, startTime: monotonicNanoseconds()))
@@ -279,6 +289,7 @@ public final class CapturePipeline: Sendable {
         guard sinksOpened.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return true }
         let audioFormat: AudioFormat? = options.microphone == nil ? nil
             : (streams.withLock { $0.audio?.currentFormat } ?? AudioFormat())
+        state.withLock { $0.sinkAudioFormat = audioFormat }
         // `format` is processed already (with the frame's own crop, which the queue cannot see): the queue
         // must not crop it again.
         // `.started` once the sinks are open, after any failure of theirs: an owner hears a sink that refused the

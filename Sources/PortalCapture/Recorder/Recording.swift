@@ -23,8 +23,9 @@ public struct Recording: Sendable, Equatable {
     /// written through. Without `overwrite`, an existing destination is an error and stays untouched. The copy
     /// is 0600, like the original. The recording itself stays.
     public func save(to destination: URL, overwrite: Bool = false) throws(RecordingError) {
-        if !overwrite, FileManager.default.fileExists(atPath: destination.path) {
-            throw .filePermissions(path: destination.path, reason: PrivateFile.existsReason)
+        let example = "recording." + (file.pathExtension.isEmpty ? "mkv" : file.pathExtension)
+        if let reason = PrivateFile.destinationProblem(destination, replacing: overwrite, example: example) {
+            throw .filePermissions(path: destination.path, reason: reason)
         }
         let (tmp, fd) = try PrivateFile.createBeside(destination)
         var placed = false

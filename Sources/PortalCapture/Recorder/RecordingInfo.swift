@@ -14,6 +14,8 @@ public struct RecordingInfo: Sendable, Codable, Equatable {
     public var droppedFrames: Int
     /// Set when the recording ended with an error (`interrupted`, `insufficientStorage`...).
     public var endedWithError: String?
+    /// What the user should know although the recording worked (a microphone that sent nothing, say).
+    public var warnings: [String]?
 
     public init(appID: String, fileName: String, created: Date, duration: Double, videoFormat: VideoFormat?,
                 audioFormat: AudioFormat?, videoFrames: Int, droppedFrames: Int, endedWithError: String? = nil) {

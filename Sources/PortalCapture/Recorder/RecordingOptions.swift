@@ -42,7 +42,12 @@ public struct RecordingOptions: Sendable, Equatable {
         set { containerChoice = newValue }
     }
     private var containerChoice: String?
-    public var codec = "h264"
+    /// The video codec; left unset, h264, or vp9 in webm (which takes only VP9 and AV1).
+    public var codec: String {
+        get { codecChoice ?? (container == "webm" ? "vp9" : "h264") }
+        set { codecChoice = newValue }
+    }
+    private var codecChoice: String?
     /// Where the recording will be saved by `stopRecording(output:)`, when known at start: it is checked
     /// (policy output dirs, writable, not existing unless `overwrite`) before the user is asked anything.
     public var output: URL?

@@ -42,6 +42,7 @@ final class RecordingSession: Sendable {
         var limit: Duration?
         /// The policy's decision as it is now: the output place is checked against it again at the end.
         var decision: PolicyDecision = .unrestricted
+        var warnings: [String] = []
     }
 
     private init(appID: String, options: RecordingOptions, configuration: ScreenRecorderConfiguration,
@@ -174,7 +175,10 @@ final class RecordingSession: Sendable {
             case .framesRejected(let error):
                 // Before the first frame it fails the start; later it ends the recording (kept so far).
                 if !firstFrame.reject(error) { deliverEnd(.failed(reason: error.description)) }
-            case .formatChanged, .microphoneLost: break
+            case .microphoneLost(let end):
+                // The recording goes on without sound from then on: said at the end, with the recording.
+                sessionBox.withLock { $0 }?.warn("the microphone stopped during the recording (\(end)); the sound ends there")
+            case .formatChanged: break
             }
         }
         let session = RecordingSession(appID: appID, options: options, configuration: configuration, grant: grant,
@@ -278,6 +282,7 @@ final class RecordingSession: Sendable {
             for t in s.tasks { t.cancel() }
         }
         let report = await pipeline.finish()
+        checkMicrophoneSentSound()
         defer { held.close() }   // after the file is put in place, through it
         await grant.close()
         audioCore?.close()
@@ -341,9 +346,26 @@ final class RecordingSession: Sendable {
 
     private func info(duration: Double) -> RecordingInfo {
         let stats = pipeline.statistics
-        return RecordingInfo(appID: appID, fileName: file?.lastPathComponent ?? "", created: created, duration: duration,
-                             videoFormat: state.withLock { $0.recordedFormat } ?? pipeline.videoFormat, audioFormat: options.microphone ? AudioFormat() : nil,
-                             videoFrames: stats.videoFrames, droppedFrames: stats.droppedFrames)
+        var info = RecordingInfo(appID: appID, fileName: file?.lastPathComponent ?? "", created: created, duration: duration,
+                                 videoFormat: state.withLock { $0.recordedFormat } ?? pipeline.videoFormat,
+                                 audioFormat: options.microphone ? (pipeline.audioFormat ?? AudioFormat()) : nil,
+                                 videoFrames: stats.videoFrames, droppedFrames: stats.droppedFrames)
+        let warnings = state.withLock { $0.warnings }
+        info.warnings = warnings.isEmpty ? nil : warnings
+        return info
+    }
+
+    /// Notes something the user should hear about with the recording (`RecordingInfo.warnings`); once each.
+    func warn(_ warning: String) {
+        state.withLock { if !$0.warnings.contains(warning) { $0.warnings.append(warning) } }
+    }
+
+    /// A microphone asked for that sent nothing for a whole recording (none connected, or the default input
+    /// pointing at a device that is gone) leaves a silent track: the recording worked, but the user must know.
+    private func checkMicrophoneSentSound() {
+        guard options.microphone, pipeline.statistics.audioChunks == 0, pipeline.elapsed >= 1 else { return }
+        warn("the microphone sent no sound, so the recording's audio track is silent; check that a microphone is "
+             + "connected and chosen as the default input ('wpctl status')")
     }
 
     /// How often a running recording's kept info is brought up to date.

@@ -31,7 +31,7 @@ enum PwrecordCommands {
             .value("fps", valueName: "n", help: "Frame rate cap.", default: "30"),
             .flag("cfr", help: "Constant frame rate: duplicate or drop frames to --fps."),
             .flag("vfr", help: "Variable frame rate: keep PipeWire's timestamps (the default)."),
-            .value("codec", valueName: "codec", help: "Video codec: h264, vp9, av1 or ffv1.", default: "h264",
+            .value("codec", valueName: "codec", help: "Video codec: h264, vp9, av1 or ffv1 (vp9 in webm).", default: "h264",
                    domain: .oneOf(codecs)),
             .value("container", valueName: "kind", help: "Container: mkv, mp4 or webm.", default: "mkv",
                    domain: .oneOf(containers)),

@@ -66,6 +66,7 @@ enum LastCommand {
         if let v = r.info.videoFormat { lines.append("video: \(v.width)x\(v.height), \(r.info.videoFrames) frames, \(r.info.droppedFrames) dropped") }
         if let a = r.info.audioFormat { lines.append("audio: \(a.sampleRate) Hz, \(a.channels) channels") }
         if let e = r.info.endedWithError { lines.append("ended with: \(e)") }
+        for w in r.info.warnings ?? [] { lines.append("warning: \(w)") }
         lines.append("save it with 'pwrecord last save FILE', discard it with 'pwrecord last discard'")
         return lines.joined(separator: "\n")
     }
@@ -79,6 +80,7 @@ enum LastCommand {
         if let v = r.info.videoFormat { object["video"] = ["width": v.width, "height": v.height, "format": v.pixelFormat.rawValue] }
         if let a = r.info.audioFormat { object["audio"] = ["sampleRate": a.sampleRate, "channels": a.channels] }
         if let e = r.info.endedWithError { object["endedWithError"] = e }
+        if let w = r.info.warnings { object["warnings"] = w }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }

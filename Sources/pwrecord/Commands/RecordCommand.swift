@@ -33,7 +33,7 @@ enum RecordCommand {
             throw CommandLineError(reason: .conflicting("--cfr", "--vfr"), commandPath: parsed.path)
         }
         options.frameRateMode = parsed.flag("cfr") ? .constant : .variable
-        options.codec = try parsed.value("codec") { s throws(ValueError) in try ValueParsers.choice(s, PwrecordCommands.codecs) } ?? config.codec ?? "h264"
+        let codec = try parsed.value("codec") { s throws(ValueError) in try ValueParsers.choice(s, PwrecordCommands.codecs) } ?? config.codec
         var container = try parsed.value("container") { s throws(ValueError) in try ValueParsers.choice(s, PwrecordCommands.containers) }
         if container == nil, let ext = output?.pathExtension.lowercased(), !ext.isEmpty {
             guard PwrecordCommands.containers.contains(ext) else {
@@ -44,6 +44,8 @@ enum RecordCommand {
             container = ext
         }
         options.container = container ?? config.container ?? "mkv"
+        // WebM takes VP9 or AV1 only: there the default is VP9, so `-o talk.webm` works as it reads.
+        options.codec = codec ?? (options.container == "webm" ? "vp9" : "h264")
         try checkCodecFitsContainer(options, parsed: parsed, config: config)
         if let crop = try parsed.value("crop", ValueParsers.rect) { options.crop = PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height) }
         options.masks = try parsed.all("mask", ValueParsers.rect).map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
@@ -192,6 +194,7 @@ enum RecordCommand {
         }
         var exit = endedError.map(ExitCode.init) ?? .success
         if let error = endedError { console.error(error.description) }
+        for warning in recording.info.warnings ?? [] { console.note("warning: \(warning)") }
         if let output = plan.output {
             // Written beside the output and put there when it ended; if that last step failed, the error above
             // says where the file is.

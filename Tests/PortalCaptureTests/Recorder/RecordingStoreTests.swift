@@ -66,6 +66,18 @@ struct RecordingStoreTests {
         #expect(leftovers.isEmpty)
     }
 
+    @Test("saving onto a folder says it is a folder and suggests a file name, with or without overwrite")
+    func saveOntoFolderNamesIt() throws {
+        let rec = try store.keep(try pending("app", bytes: "movie"), info: info("app"))
+        let folder = base.appendingPathComponent("videos")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for overwrite in [false, true] {
+            #expect(throws: RecordingError.filePermissions(path: folder.path, reason: "it is a folder; give a file name, e.g. \(folder.path)/recording.mkv")) {
+                try rec.save(to: folder, overwrite: overwrite)
+            }
+        }
+    }
+
     @Test("save never writes through a file or symlink planted where its temporary file could be guessed")
     func saveIgnoresPlantedNames() throws {
         let rec = try store.keep(try pending("app", bytes: "movie"), info: info("app"))
