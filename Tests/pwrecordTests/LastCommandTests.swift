@@ -27,6 +27,7 @@ struct LastCommandTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let file = try #require(object["file"] as? String)
         #expect(file.hasPrefix(home.recordings().path + "/"), "\(file)")
+        #expect(object["state"] as? String == "finished")
         let streams = try MediaTool.probe(file)
         let video = try #require(streams.first { $0.type == "video" })
         let audio = try #require(streams.first { $0.type == "audio" })

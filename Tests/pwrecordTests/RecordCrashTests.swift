@@ -49,6 +49,11 @@ struct RecordCrashTests {
         #expect(seconds >= recordedFor - 1, "\(decoded.frames.count) frames decode (\(seconds) s) of \(recordedFor) s recorded")
         let last = try #require(decoded.frames.last)
         #expect(TestPattern.checkColourAreas(last) == nil)
+        // `last info` does not pass the killed recording off as a finished one.
+        let info = try await Pwrecord.run(["last", "info"], environment: ["XDG_STATE_HOME": home.path])
+        #expect(info.stdout.contains("warning: this recording was not finished"), "\(info.stdout)")
+        let json = try await Pwrecord.run(["last", "info", "--json"], environment: ["XDG_STATE_HOME": home.path])
+        #expect(json.stdout.contains("\"state\" : \"unfinished\""), "\(json.stdout)")
     }
 
     @Test("kill -9 of a recording with -o: the partial file beside the output plays, and the kept recording is untouched")

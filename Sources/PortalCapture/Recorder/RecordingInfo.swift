@@ -16,6 +16,10 @@ public struct RecordingInfo: Sendable, Codable, Equatable {
     public var endedWithError: String?
     /// What the user should know although the recording worked (a microphone that sent nothing, say).
     public var warnings: [String]?
+    /// True while the recording runs (the info is brought up to date every few seconds); nil once it was
+    /// finalized. Still true with no recording running means its process died (a `kill -9`, a crash): the
+    /// file plays up to about where it stopped, and `duration` is from the last update.
+    public var inProgress: Bool?
 
     public init(appID: String, fileName: String, created: Date, duration: Double, videoFormat: VideoFormat?,
                 audioFormat: AudioFormat?, videoFrames: Int, droppedFrames: Int, endedWithError: String? = nil) {

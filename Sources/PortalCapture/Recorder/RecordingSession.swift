@@ -215,7 +215,9 @@ final class RecordingSession: Sendable {
         // output stays where it is until the end.
         session.state.withLock { $0.recordedFormat = openedFormat.withLock { $0 } }
         if let file, destination == nil {
-            let recording = try configuration.store.keep(file, info: session.info(duration: 0))
+            var info = session.info(duration: 0)
+            info.inProgress = true
+            let recording = try configuration.store.keep(file, info: info)
             session.state.withLock { $0.kept = recording }
         }
         let early = sessionBox.withLock { box in
@@ -376,6 +378,7 @@ final class RecordingSession: Sendable {
         var info = info(duration: pipeline.statistics.duration)
         info.fileName = kept.info.fileName
         info.created = kept.info.created
+        info.inProgress = true
         // Written under the lock, and only before the end: `finish` sets `ended` under it before it writes the
         // final info, so this can never overwrite that.
         let store = configuration.store

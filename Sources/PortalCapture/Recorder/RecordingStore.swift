@@ -76,6 +76,11 @@ public struct RecordingStore: Sendable {
         return Recording(file: file, info: info, store: self)
     }
 
+    /// Whether a recording of the app that will become its kept one is in progress now (in any process).
+    public func isRecording(appID: String) -> Bool {
+        Self.isValidAppID(appID) && AppRecordingLock.isHeld(in: root.appendingPathComponent(appID).path)
+    }
+
     /// Deletes the kept recording and its info, and returns whether it did. Nothing is deleted while a
     /// recording of the app is in progress (`AppRecordingLock`: the kept file may be the one being written), nor
     /// when `file` is given and is no longer the kept recording (an old `Recording` value must not delete the

@@ -53,12 +53,24 @@ enum LastCommand {
             }
             console.out("opening \(recording.file.path) with xdg-open")
         default:
-            console.out(parsed.flag("json") ? json(recording) : text(recording))
+            let state = State(recording, store: store, appID: appID)
+            console.out(parsed.flag("json") ? json(recording, state) : text(recording, state))
         }
         return .success
     }
 
-    static func text(_ r: Recording) -> String {
+    /// Whether the kept recording is finished, still being recorded, or was left unfinished by a process that
+    /// died (its info still says in progress, and no recording of the app runs).
+    enum State: String {
+        case finished, recording, unfinished
+
+        init(_ r: Recording, store: RecordingStore, appID: String) {
+            guard r.info.inProgress == true else { self = .finished; return }
+            self = store.isRecording(appID: appID) ? .recording : .unfinished
+        }
+    }
+
+    static func text(_ r: Recording, _ state: State = .finished) -> String {
         var lines = ["file: \(r.file.path)",
                      "created: \(ISO8601DateFormatter().string(from: r.info.created))",
                      String(format: "duration: %.2f s", r.info.duration),
@@ -67,11 +79,20 @@ enum LastCommand {
         if let a = r.info.audioFormat { lines.append("audio: \(a.sampleRate) Hz, \(a.channels) channels") }
         if let e = r.info.endedWithError { lines.append("ended with: \(e)") }
         for w in r.info.warnings ?? [] { lines.append("warning: \(w)") }
+        switch state {
+        case .finished: break
+        case .recording:
+            lines.append("state: being recorded now (the figures above are from its last update, every 2 s)")
+        case .unfinished:
+            lines.append("warning: this recording was not finished: the process recording it ended without finalizing "
+                         + "it (killed?); it plays up to about where it stopped, and the figures above are from its "
+                         + "last update")
+        }
         lines.append("save it with 'pwrecord last save FILE', discard it with 'pwrecord last discard'")
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ r: Recording) -> String {
+    static func json(_ r: Recording, _ state: State = .finished) -> String {
         var object: [String: Any] = [
             "file": r.file.path, "created": ISO8601DateFormatter().string(from: r.info.created),
             "duration": r.info.duration, "size": r.size, "videoFrames": r.info.videoFrames,
@@ -81,6 +102,7 @@ enum LastCommand {
         if let a = r.info.audioFormat { object["audio"] = ["sampleRate": a.sampleRate, "channels": a.channels] }
         if let e = r.info.endedWithError { object["endedWithError"] = e }
         if let w = r.info.warnings { object["warnings"] = w }
+        object["state"] = state.rawValue
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
