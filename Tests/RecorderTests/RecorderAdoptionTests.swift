@@ -150,14 +150,16 @@ struct RecorderAdoptionTests {
         #expect(h.recorder.keptRecording == nil)
     }
 
-    @Test("a @MainActor delegate on the main event queue hears started and stopped on the main actor")
+    @Test("a @MainActor delegate on the main event queue hears started, paused, resumed and stopped, in order, on the main actor")
     func mainActorDelegate() async throws {
         let h = try RecorderHarness(configure: { $0.eventQueue = .main })
         let model = MainActorModel()
         h.recorder.delegate = model
         try await h.recorder.startRecording()
+        try h.recorder.pauseRecording()
+        try h.recorder.resumeRecording()
         _ = try await h.recorder.stopRecording()
-        #expect(await eventually { await model.log == ["started", "stopped"] })
+        #expect(await eventually { await model.log == ["started", "paused", "resumed", "stopped"] })
     }
 }
 
@@ -186,6 +188,8 @@ final class MainActorModel: @preconcurrency ScreenRecorderDelegate {
         MainActor.assertIsolated()
         log.append("stopped")
     }
+    func screenRecorderDidPauseRecording(_ recorder: ScreenRecorder) { log.append("paused") }
+    func screenRecorderDidResumeRecording(_ recorder: ScreenRecorder) { log.append("resumed") }
 }
 
 @Suite("A recording whose microphone sends nothing", .enabled(if: TestDesktop.isAvailable), .serialized)

@@ -93,7 +93,9 @@ public final class ScreenRecorder: Sendable {
         return stream
     }
 
-    /// Whether recording could start now, with every reason it could not.
+    /// Whether recording could start now, with every reason it could not. Right after `init` the portal has
+    /// not been asked yet (it says so, as unavailable); `refreshAvailability()` waits for the answer, and a
+    /// delegate or `events` hears the change.
     public var availability: Availability { monitor.current }
     public var isAvailable: Bool { availability.isAvailable }
     public var isRecording: Bool { state.withLock { $0.session != nil || $0.starting } }
@@ -106,7 +108,9 @@ public final class ScreenRecorder: Sendable {
         set { state.withLock { $0.microphoneEnabled = newValue } }
     }
 
-    /// The app's kept recording, if any.
+    /// The app's kept recording, if any. While a recording that will be kept runs, it is that one, unfinished
+    /// (`info.inProgress`, figures from its last update every 2 s): the previous one was replaced at its first
+    /// frame.
     public var keptRecording: Recording? { configuration.store.kept(for: appID) }
 
     /// What the last recording produced, once it has ended (by `stopRecording` or on its own): the kept
@@ -292,7 +296,8 @@ public final class ScreenRecorder: Sendable {
             case .started: delegate.screenRecorderDidStartRecording(self)
             case .progress(let p): delegate.screenRecorder(self, progress: p)
             case .stopped(let error): delegate.screenRecorder(self, didStopRecordingWith: error)
-            case .paused, .resumed: break
+            case .paused: delegate.screenRecorderDidPauseRecording(self)
+            case .resumed: delegate.screenRecorderDidResumeRecording(self)
             }
         }
     }

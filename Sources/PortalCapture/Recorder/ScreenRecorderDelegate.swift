@@ -12,6 +12,10 @@ public protocol ScreenRecorderDelegate: AnyObject, Sendable {
     func screenRecorder(_ recorder: ScreenRecorder, progress: RecordingProgress)
     /// The recording ended, normally (`error == nil`) or not. Called exactly once per started recording.
     func screenRecorder(_ recorder: ScreenRecorder, didStopRecordingWith error: RecordingError?)
+    /// `pauseRecording()` paused the recording (nothing is recorded until it resumes).
+    func screenRecorderDidPauseRecording(_ recorder: ScreenRecorder)
+    /// `resumeRecording()` resumed it.
+    func screenRecorderDidResumeRecording(_ recorder: ScreenRecorder)
 }
 
 extension ScreenRecorderDelegate {
@@ -19,4 +23,6 @@ extension ScreenRecorderDelegate {
     public func screenRecorderDidStartRecording(_ recorder: ScreenRecorder) {}
     public func screenRecorder(_ recorder: ScreenRecorder, progress: RecordingProgress) {}
     public func screenRecorder(_ recorder: ScreenRecorder, didStopRecordingWith error: RecordingError?) {}
+    public func screenRecorderDidPauseRecording(_ recorder: ScreenRecorder) {}
+    public func screenRecorderDidResumeRecording(_ recorder: ScreenRecorder) {}
 }
