@@ -19,28 +19,28 @@ _pwrecord_command() {
         positionals=() ;;
     "pwrecord last")
         subcommands="info save discard open"
-        options="--help -h"
-        valued=""
+        options="--app-id --help -h"
+        valued="--app-id"
         positionals=() ;;
     "pwrecord last info")
         subcommands=""
-        options="--json --help -h"
-        valued=""
+        options="--json --app-id --help -h"
+        valued="--app-id"
         positionals=() ;;
     "pwrecord last save")
         subcommands=""
-        options="--force --help -h"
-        valued=""
+        options="--force --app-id --help -h"
+        valued="--app-id"
         positionals=("file") ;;
     "pwrecord last discard")
         subcommands=""
-        options="--help -h"
-        valued=""
+        options="--app-id --help -h"
+        valued="--app-id"
         positionals=() ;;
     "pwrecord last open")
         subcommands=""
-        options="--help -h"
-        valued=""
+        options="--app-id --help -h"
+        valued="--app-id"
         positionals=() ;;
     "pwrecord screenshot")
         subcommands=""

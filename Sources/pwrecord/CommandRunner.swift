@@ -43,7 +43,8 @@ struct CommandRunner {
             case "status": return try await StatusCommand.run(parsed, console: console)
             case "screenshot": return try await ScreenshotCommand.run(parsed, config: config, console: console)
             case "last", "last info", "last save", "last discard", "last open":
-                return LastCommand.run(parsed, config: config, console: console)
+                return LastCommand.run(parsed, config: config, console: console,
+                                       appID: try parsed.value("app-id", ValueParsers.appID) ?? "pwrecord")
             case "completion": return try CompletionCommand.run(parsed, console: console)
             case "policy":
                 console.error("'policy' needs a subcommand: check or explain", hint: "see 'pwrecord policy --help'")
@@ -62,8 +63,12 @@ struct CommandRunner {
 
 /// Where output goes: results to stdout, errors as one line `pwrecord: error: ...` on stderr.
 struct Console: Sendable {
+    /// Results go to stderr too: set while a sink writes its stream to stdout (`output=-`), which they would
+    /// corrupt.
+    var resultsToStandardError = false
+
     func out(_ text: String, terminator: String = "\n") {
-        FileHandle.standardOutput.write(Data((text + terminator).utf8))
+        (resultsToStandardError ? FileHandle.standardError : FileHandle.standardOutput).write(Data((text + terminator).utf8))
     }
 
     func error(_ message: String, hint: String? = nil) {

@@ -16,6 +16,25 @@ struct LastCommandTests {
         try #require(r.stdout.hasPrefix("kept "), "\(r.stdout)")
     }
 
+    @Test("a recording kept for another app id is reached with 'last --app-id', as record's hint says; plain 'last' keeps to pwrecord's own")
+    func lastFollowsAppID() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let r = try await TestPortalControl.exclusively { _ in
+            try await Pwrecord.run(["record", "--duration", "1", "--app-id", "org.example.App"], environment: home.env)
+        }
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("'pwrecord last save --app-id org.example.App FILE'"), "\(r.stdout)")
+        let own = try await Pwrecord.run(["last", "info"], environment: home.env)
+        #expect(own.status == 1)
+        let other = try await Pwrecord.run(["last", "info", "--app-id", "org.example.App"], environment: home.env)
+        #expect(other.status == 0 && other.stdout.contains("/org.example.App/"), "\(other.stdout)\(other.stderr)")
+        let dest = home.root.appendingPathComponent("saved.mkv")
+        let saved = try await Pwrecord.run(["last", "save", "--app-id", "org.example.App", dest.path], environment: home.env)
+        #expect(saved.status == 0, "\(saved.stderr)")
+        #expect(try MediaTool.duration(dest.path) > 0.5)
+    }
+
     @Test("last info shows the kept file's duration, size and streams as ffprobe reads them; last alone does the same; --json has the same")
     func info() async throws {
         let home = try TestHome()

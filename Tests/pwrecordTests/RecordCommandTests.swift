@@ -20,6 +20,20 @@ struct RecordCommandTests {
         }
     }
 
+    @Test("with a sink streaming to standard output (raw:output=-) the stream stays clean: the command's results go to stderr")
+    func stdoutSinkKeepsStreamClean() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let out = home.root.appendingPathComponent("s.mkv")
+        let r = try await TestPortalControl.exclusively { _ in
+            try await Pwrecord.run(["record", "-o", out.path, "--sink", "raw:output=-", "--duration", "1"], environment: home.env)
+        }
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("YUV4MPEG2 "), "\(r.stdout.prefix(80))")
+        #expect(!r.stdout.contains("saved "))
+        #expect(r.stderr.contains("saved \(out.path)"), "\(r.stderr)")
+    }
+
     @Test("record -o x.mkv --duration 3 --mic exits 0 with video and audio of 3 s showing the test picture (cursor hidden so it covers nothing)")
     func recordsThreeSecondsWithMicrophone() async throws {
         let home = Home()

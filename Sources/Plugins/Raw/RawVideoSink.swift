@@ -141,7 +141,7 @@ extension RawVideoSink {
     public static let factory = SinkFactory(
         id: "raw", summary: "uncompressed Y4M video (+ WAV audio in a second file), for piping into other tools",
         options: [
-            SinkOptionInfo("output", summary: "file, folder or - (stdout); default: the recording's output"),
+            SinkOptionInfo("output", summary: "file, folder or - (stdout); needed with 'record --sink'"),
             SinkOptionInfo("audio", summary: "WAV file for audio; default: the video path with .wav"),
             SinkOptionInfo("chroma", default: "420", choices: ["420", "444"], summary: "chroma subsampling"),
             SinkOptionInfo("fps", default: "30", summary: "rate written in the header when the stream's is variable"),

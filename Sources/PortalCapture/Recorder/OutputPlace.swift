@@ -1,8 +1,8 @@
 /// The policy's `output-dirs` rule as the recorder applies it, and how a refusal is worded.
-enum OutputPlace {
+public enum OutputPlace {
     /// Sink options whose value is a file or folder the sink writes (`output=` of the built-in sinks, the raw
     /// sink's `audio=`).
-    static let sinkOptionKeys = ["output", "audio"]
+    public static let sinkOptionKeys = ["output", "audio"]
 
     static func allowed(_ decision: PolicyDecision) -> String {
         decision.allowedOutputDirs?.joined(separator: ", ") ?? "anywhere"

@@ -41,17 +41,21 @@ enum PwrecordCommands {
             .value("app-id", valueName: "id", help: "Record on behalf of this app id.", default: "pwrecord"),
         ])
 
+    /// `--app-id` of `last` and its subcommands: whose kept recording.
+    static let lastAppID = OptionSpec.value("app-id", valueName: "id", help: "The kept recording of this app id.", default: "pwrecord")
+
     static let last = CommandSpec(
         name: "last",
         abstract: "Show, save, discard or open the kept recording.",
+        options: [lastAppID],
         subcommands: [
             CommandSpec(name: "info", abstract: "Show the kept recording's duration, size and streams.",
-                        options: [.flag("json", help: "Print JSON.")]),
+                        options: [.flag("json", help: "Print JSON."), lastAppID]),
             CommandSpec(name: "save", abstract: "Save the kept recording to a file.",
-                        options: [.flag("force", help: "Overwrite an existing file.")],
+                        options: [.flag("force", help: "Overwrite an existing file."), lastAppID],
                         positionals: [PositionalSpec(name: "dest", help: "Where to save it.", optional: false, domain: .file)]),
-            CommandSpec(name: "discard", abstract: "Delete the kept recording."),
-            CommandSpec(name: "open", abstract: "Open the kept recording with the default player."),
+            CommandSpec(name: "discard", abstract: "Delete the kept recording.", options: [lastAppID]),
+            CommandSpec(name: "open", abstract: "Open the kept recording with the default player.", options: [lastAppID]),
         ])
 
     static let screenshot = CommandSpec(

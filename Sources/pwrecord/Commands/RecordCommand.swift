@@ -93,6 +93,12 @@ enum RecordCommand {
     }
 
     static func run(_ parsed: ParsedCommand, config: UserConfig, console: Console) async throws(CommandLineError) -> ExitCode {
+        var console = console
+        // A sink streaming to standard output (`raw:output=-`) owns it: this command's results go to stderr.
+        console.resultsToStandardError = parsed.all("sink").contains { text in
+            guard let spec = try? SinkSpec(parsing: text) else { return false }
+            return OutputPlace.sinkOptionKeys.contains { spec[$0] == "-" }
+        }
         var sinks = SinkRegistry.standard()
         let rejectedPlugins = sinks.registerPlugins(from: PluginLoader())
         // A refused plugin explains an "unknown sink" error, so it is shown when sinks are asked for.
@@ -205,7 +211,8 @@ enum RecordCommand {
             }
         } else {
             console.out("kept \(recording.file.path) (\(summary(recording)))")
-            console.out("save it with 'pwrecord last save FILE', discard it with 'pwrecord last discard'")
+            let app = plan.appID == "pwrecord" ? "" : " --app-id \(plan.appID)"
+            console.out("save it with 'pwrecord last save\(app) FILE', discard it with 'pwrecord last discard\(app)'")
         }
         return exit
     }

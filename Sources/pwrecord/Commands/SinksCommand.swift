@@ -17,7 +17,7 @@ enum SinksCommand {
                 console.out(line)
             }
         }
-        console.out("\nUse: pwrecord record --sink ID[:key=value,...]   e.g. --sink encoder:container=mp4,crf=20")
+        console.out("\nUse: pwrecord record --sink ID[:key=value,...]   e.g. --sink encoder:output=talk.mp4,container=mp4,crf=20")
         for problem in rejected { console.note("warning: \(problem)") }
         return .success
     }
