@@ -130,3 +130,42 @@ struct LongScreenshotCommandTests {
         #expect(mean < 12, "mean difference \(mean) per channel")
     }
 }
+
+@Suite("pwrecord screenshot under the policy", .enabled(if: TestDesktop.isAvailable), .serialized)
+struct ScreenshotPolicyTests {
+    @Test("recording = deny refuses plain and long screenshots with exit 4 before the portal is asked")
+    func denyRefusesScreenshots() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        try home.writeUserPolicy("[defaults]\nrecording = deny\n")
+        let out = home.root.appendingPathComponent("x.png")
+        let (plain, long, asked) = try await TestPortalControl.exclusively { control in
+            let before = try await control.stat("sessions_created")
+            let plain = try await Pwrecord.run(["screenshot", "-o", out.path], environment: home.env)
+            let long = try await Pwrecord.run(["screenshot", "--long", "-o", out.path, "--idle-stop", "1"], environment: home.env)
+            return (plain, long, try await control.stat("sessions_created") - before)
+        }
+        #expect(plain.status == 4 && plain.stderr.contains("policy.conf:2"), "\(plain.stderr)")
+        #expect(long.status == 4, "\(long.stderr)")
+        #expect(asked == 0)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    @Test("output-dirs keep screenshots to the allowed folders: elsewhere is exit 4, inside works")
+    func outputDirsApplyToScreenshots() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let allowed = home.root.appendingPathComponent("allowed")
+        try FileManager.default.createDirectory(at: allowed, withIntermediateDirectories: true)
+        try home.writeUserPolicy("[defaults]\noutput-dirs = \(allowed.path)\n")
+        let outside = home.root.appendingPathComponent("x.png"), inside = allowed.appendingPathComponent("x.png")
+        let (refused, taken) = try await TestPortalControl.exclusively { _ in
+            (try await Pwrecord.run(["screenshot", "-o", outside.path], environment: home.env),
+             try await Pwrecord.run(["screenshot", "-o", inside.path], environment: home.env))
+        }
+        #expect(refused.status == 4 && refused.stderr.contains("does not allow saving recordings in \(home.root.path)"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: outside.path))
+        #expect(taken.status == 0, "\(taken.stderr)")
+        #expect(FileManager.default.fileExists(atPath: inside.path))
+    }
+}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The policy's `output-dirs` rule as the recorder applies it, and how a refusal is worded.
 public enum OutputPlace {
     /// Sink options whose value is a file or folder the sink writes (`output=` of the built-in sinks, the raw
@@ -8,7 +10,13 @@ public enum OutputPlace {
         decision.allowedOutputDirs?.joined(separator: ", ") ?? "anywhere"
     }
 
-    static func refusal(_ dir: String, _ decision: PolicyDecision) -> String {
-        "the policy does not allow saving recordings in \(dir) (allowed: \(allowed(decision)))"
+    /// Why the policy refuses a file at `path`: its folder is not allowed, or (the folder being allowed) the
+    /// name itself leads elsewhere, through a symlink.
+    public static func refusal(placing path: String, _ decision: PolicyDecision) -> String {
+        let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if decision.allowsOutput(dir + "/.pwrecord-probe") {
+            return "the policy allows saving recordings only in \(allowed(decision)), and \(path) leads elsewhere (a symlink?)"
+        }
+        return "the policy does not allow saving recordings in \(dir) (allowed: \(allowed(decision)))"
     }
 }

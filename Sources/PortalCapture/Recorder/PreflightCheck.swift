@@ -41,7 +41,7 @@ struct PreflightCheck {
             throw .disabled(reason: "the policy does not allow the '\(denied)' sink (allowed: \(decision.allowedSinks.map { $0.sorted().joined(separator: ", ") } ?? "any"))")
         }
         if let output = options.output, !decision.allowsPlacing(at: output.path) {
-            throw .disabled(reason: OutputPlace.refusal(output.deletingLastPathComponent().path, decision))
+            throw .disabled(reason: OutputPlace.refusal(placing: output.path, decision))
         }
         try checkSinkOutputs()
         if keepsFile && options.output == nil {
@@ -88,7 +88,7 @@ struct PreflightCheck {
                         + "standard output can go anywhere ('\(spec.id):\(key)=-'); write to a file in an allowed folder")
                 }
                 guard decision.allowsOutput(path) else {
-                    throw .disabled(reason: OutputPlace.refusal(URL(fileURLWithPath: path).deletingLastPathComponent().path, decision)
+                    throw .disabled(reason: OutputPlace.refusal(placing: path, decision)
                         + " ('\(spec.id):\(key)=\(path)')")
                 }
             }

@@ -46,7 +46,7 @@ public struct Recording: Sendable, Equatable {
     /// `disabled` naming the allowed folders otherwise.
     public func save(to destination: URL, overwrite: Bool = false, allowedBy decision: PolicyDecision) throws(RecordingError) {
         guard decision.allowsPlacing(at: destination.path) else {
-            throw .disabled(reason: OutputPlace.refusal(destination.deletingLastPathComponent().path, decision))
+            throw .disabled(reason: OutputPlace.refusal(placing: destination.path, decision))
         }
         try save(to: destination, overwrite: overwrite)
     }

@@ -306,7 +306,7 @@ final class RecordingSession: Sendable {
                 // start (while the consent dialog was open, say). The file stays where it is if so.
                 let decision = state.withLock { $0.decision }
                 for path in [file.path, destination.path] where !decision.allowsPlacing(at: path) {
-                    throw RecordingError.disabled(reason: OutputPlace.refusal(URL(fileURLWithPath: path).deletingLastPathComponent().path, decision))
+                    throw RecordingError.disabled(reason: OutputPlace.refusal(placing: path, decision))
                 }
                 try held.place(file, at: destination, overwrite: options.overwrite)
                 info.fileName = destination.lastPathComponent

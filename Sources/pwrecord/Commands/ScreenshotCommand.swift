@@ -10,6 +10,23 @@ import Plugins
 /// tall PNG or PDF; it stops on Enter or Ctrl-C, when scrolling has stopped for `--idle-stop`, or at
 /// `--max-height`.
 enum ScreenshotCommand {
+    /// A screenshot captures the screen as a recording does: the policy's `recording` and `hours` (a recording
+    /// could be made of screenshots) and `output-dirs` apply, checked before the portal is asked. Its
+    /// `max-duration`, `microphone` and `sinks` do not (there are none in a screenshot). Fails closed.
+    static func policyRefusal(output: URL) -> RecordingError? {
+        let decision: PolicyDecision
+        do { decision = Policy.load(PolicyLocations()).decision(for: try PolicySubject.current(appID: "pwrecord")) } catch {
+            return .disabled(reason: "cannot tell who is taking the screenshot, so the policy cannot be applied: \(error)")
+        }
+        guard decision.isAvailable else {
+            return .disabled(reason: decision.reasons.map(\.description).joined(separator: "; "))
+        }
+        guard decision.allowsPlacing(at: output.path) else {
+            return .disabled(reason: OutputPlace.refusal(placing: output.path, decision))
+        }
+        return nil
+    }
+
     static func run(_ parsed: ParsedCommand, config: UserConfig, console: Console) async throws(CommandLineError) -> ExitCode {
         let output = config.outputURL(for: parsed.value("output") ?? "screenshot.png")
         let ext = output.pathExtension.lowercased()
@@ -26,6 +43,10 @@ enum ScreenshotCommand {
         if let reason = PrivateFile.destinationProblem(output, replacing: parsed.flag("force"), example: "screenshot.\(ext)") {
             console.error("cannot write \(output.path): \(reason)")
             return .failure
+        }
+        if let refusal = policyRefusal(output: output) {
+            console.error(refusal.description, hint: "see 'pwrecord policy explain'")
+            return .disabledByPolicy
         }
         if parsed.flag("long") {
             return await long(output: output, window: parsed.flag("window"), idleStop: idleStop, maxHeight: maxHeight,

@@ -10,7 +10,8 @@ enum StatusCommand {
         var availability = await recorder.refreshAvailability()
         let decision = recorder.policyDecision
         // `pwrecord record` always writes through the encoder sink: a policy without it leaves nothing to record.
-        if let sinks = decision.allowedSinks, !sinks.contains("encoder") {
+        // (A broken policy allows no sink at all; its own reason says why, and is enough.)
+        if decision.isAvailable, let sinks = decision.allowedSinks, !sinks.contains("encoder") {
             availability.reasons.append(.policy("the policy allows only the sinks \(sinks.sorted().joined(separator: ", ")), "
                                                 + "and 'pwrecord record' writes through 'encoder'"))
         }
