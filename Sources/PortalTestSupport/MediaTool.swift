@@ -44,6 +44,12 @@ public enum MediaTool {
         public var frames: Int?
         public var sampleRate: Int?
         public var channels: Int?
+        /// The header's rates (`avg_frame_rate`, `r_frame_rate`); nil where ffprobe says 0/0.
+        public var averageFrameRate: Double?
+        public var realFrameRate: Double?
+        /// Seconds: where the stream starts, and how long it lasts (Matroska keeps that in a `DURATION` tag).
+        public var startTime: Double?
+        public var duration: Double?
     }
 
     public static func probe(_ path: String) throws -> [Stream] {
@@ -55,8 +61,26 @@ public enum MediaTool {
             Stream(type: s["codec_type"] as? String ?? "", codec: s["codec_name"] as? String ?? "",
                    width: s["width"] as? Int, height: s["height"] as? Int, pixelFormat: s["pix_fmt"] as? String,
                    frames: (s["nb_read_frames"] as? String).flatMap(Int.init),
-                   sampleRate: (s["sample_rate"] as? String).flatMap(Int.init), channels: s["channels"] as? Int)
+                   sampleRate: (s["sample_rate"] as? String).flatMap(Int.init), channels: s["channels"] as? Int,
+                   averageFrameRate: rate(s["avg_frame_rate"]), realFrameRate: rate(s["r_frame_rate"]),
+                   startTime: (s["start_time"] as? String).flatMap(Double.init),
+                   duration: (s["duration"] as? String).flatMap(Double.init)
+                       ?? ((s["tags"] as? [String: Any])?["DURATION"] as? String).flatMap(clockTime))
         }
+    }
+
+    /// "30000/1001" as a number; nil for "0/0".
+    static func rate(_ value: Any?) -> Double? {
+        guard let parts = (value as? String)?.split(separator: "/"), parts.count == 2,
+              let n = Double(parts[0]), let d = Double(parts[1]), n > 0, d > 0 else { return nil }
+        return n / d
+    }
+
+    /// "00:00:05.007000000" in seconds.
+    static func clockTime(_ value: String) -> Double? {
+        let parts = value.split(separator: ":").compactMap { Double($0) }
+        guard parts.count == 3 else { return nil }
+        return parts[0] * 3600 + parts[1] * 60 + parts[2]
     }
 
     /// Presentation times (seconds) of the video frames, in decode order of packets.

@@ -58,17 +58,18 @@ final class MediaWriter {
     /// Whether codecs must put their headers in extradata (Matroska and MP4 do).
     var wantsGlobalHeader: Bool { (format.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER) != 0 }
 
-    /// Adds a stream for an opened encoder; returns its index.
-    func addStream(for codec: UnsafeMutablePointer<AVCodecContext>) throws(SinkError) -> Int32 {
+    /// Adds a stream for an opened encoder; returns its index. `frameRate` is the rate the stream header
+    /// claims (`AVStream.avg_frame_rate`; Matroska writes it as `DefaultDuration`, the duration of every frame
+    /// that does not say otherwise): only a constant-rate stream has one to claim. Without it FFmpeg leaves
+    /// the header alone and readers compute the rate from the timestamps.
+    func addStream(for codec: UnsafeMutablePointer<AVCodecContext>, frameRate: AVRational? = nil) throws(SinkError) -> Int32 {
         guard let stream = avformat_new_stream(format, nil) else {
             throw .failed(sink: "encoder", reason: "avformat_new_stream failed")
         }
         try FFmpegCall.check(avcodec_parameters_from_context(stream.pointee.codecpar, codec),
                              "avcodec_parameters_from_context")
         stream.pointee.time_base = codec.pointee.time_base
-        if codec.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
-            stream.pointee.avg_frame_rate = codec.pointee.framerate
-        }
+        if let frameRate { stream.pointee.avg_frame_rate = frameRate }
         return stream.pointee.index
     }
 

@@ -77,9 +77,11 @@ final class VideoEncoder {
         avcodec_free_context(&ctx)
     }
 
-    /// Registers the stream with the writer (after `avcodec_open2`, before the header).
+    /// Registers the stream with the writer (after `avcodec_open2`, before the header). Only CFR claims its
+    /// rate in the header: VFR frames keep their capture times, and the nominal rate (`--fps`, the stream's)
+    /// is not what they have (240/1 over a 30 fps source, and Matroska would give every frame 1/240 s).
     func attach(to writer: MediaWriter) throws(SinkError) {
-        streamIndex = try writer.addStream(for: codec)
+        streamIndex = try writer.addStream(for: codec, frameRate: settings.rate == .cfr ? codec.pointee.framerate : nil)
     }
 
     /// Encodes one captured frame (and, for CFR, the duplicates of the previous one that come before it).
