@@ -108,4 +108,39 @@ struct EncoderAudioSyncTests {
         }
         #expect(abs(r.audio - 2) <= Self.bound, "audio \(r.audio) s")
     }
+
+    /// A container with the codecs it holds (webm takes vp9 video).
+    struct Pair: Sendable, CustomTestStringConvertible {
+        var container: EncoderSink.Options.Container
+        var audio: EncoderSink.Options.AudioCodec
+        var testDescription: String { "\(container.rawValue)+\(audio.rawValue)" }
+    }
+
+    @Test("the first frame and the first captured sample play together, and every frame keeps its spacing",
+          arguments: [Pair(container: .mp4, audio: .aac), Pair(container: .mkv, audio: .opus),
+                      Pair(container: .webm, audio: .opus), Pair(container: .mkv, audio: .aac),
+                      Pair(container: .mkv, audio: .flac)])
+    func firstFrameAndFirstSample(pair: Pair) throws {
+        let dir = TemporaryDirectory("onset")
+        let path = dir.file("out.\(pair.container.rawValue)")
+        var options = EncoderSink.Options()
+        options.container = pair.container
+        options.videoCodec = pair.container == .webm ? .vp9 : .h264
+        options.audioCodec = pair.audio
+        options.preset = pair.container == .webm ? nil : "ultrafast"
+        options.overflow = .block
+        // The sine starts exactly at the first frame (its first sample is that frame's).
+        let samples = Synthetic.samples(video: Self.video, audio: Self.audio, seconds: 1, start: Synthetic.start)
+        try Synthetic.run(try EncoderSink(options: options), video: Self.video, audio: Self.audio, output: path,
+                          start: Synthetic.start, samples: samples)
+
+        let frames = try MediaTool.videoFrameTimes(path)
+        let first = try #require(frames.first)
+        let onset = try #require(try MediaTool.audioOnset(path))
+        #expect(abs(onset - first) < 0.0015, "the sound starts at \(onset) s, the first frame at \(first) s")
+        // The video starts at 0, or (AAC in Matroska, which cannot skip the priming) after the priming.
+        #expect(first >= 0 && first < 1024.0 / 48_000 + 0.001, "the first frame is at \(first) s")
+        let spacing = zip(frames.dropFirst(), frames).map { $0 - $1 }
+        #expect(spacing.allSatisfy { abs($0 - 1.0 / 30) < 0.0015 }, "frames 1/30 s apart from the first: \(spacing.prefix(3))")
+    }
 }

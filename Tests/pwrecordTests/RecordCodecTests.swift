@@ -53,6 +53,23 @@ struct RecordCodecTests {
         #expect(TestPattern.checkColourAreas(first) == nil)
         #expect(TestPattern.checkColourAreas(last) == nil)
         #expect(TestPattern.decodeCounter(last) > TestPattern.decodeCounter(first))
+
+        // The first frame is at 0 and the frames keep the 1/30 s grid from it; the encoder's priming is before
+        // 0 (an MP4 edit list, Matroska's CodecDelay) instead of pushing the video back (by 21.3 ms for AAC in
+        // MP4 from the second frame on, by 7 ms for Opus in Matroska, where the sound came before the picture).
+        let times = try MediaTool.videoFrameTimes(out.path)
+        let start = try #require(times.first)
+        #expect(abs(start) < 0.0005, "the first frame is at \(start) s")
+        let spacing = zip(times.dropFirst(), times).map { $0 - $1 }
+        #expect(spacing.allSatisfy { abs($0 - 1.0 / 30) < 0.0015 }, "frames 1/30 s apart: \(spacing.prefix(3))")
+        let audioStart = try #require(sound.startTime)
+        #expect(audioStart < 0 && audioStart > -0.022, "the priming is before 0: the audio starts at \(audioStart) s")
+        // The tone runs before the recording starts, so it plays from the first frame on: never before it, and
+        // later only by what the microphone did not deliver (the chunk that straddled the first frame came
+        // before the frame did, up to a quantum, 10.7 ms here; more under load). EncoderAudioSyncTests checks
+        // the exact placement with audio that starts at the first frame.
+        let onset = try #require(try MediaTool.audioOnset(out.path))
+        #expect(onset - start > -0.0015 && onset - start < 0.05, "the sound starts at \(onset) s, the first frame at \(start) s")
     }
 
     /// The share of 10 ms windows of 48 kHz `samples` whose RMS is below 0.05 (the tone's is about 0.57).

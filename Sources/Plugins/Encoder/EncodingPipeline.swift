@@ -24,12 +24,17 @@ final class EncodingPipeline: @unchecked Sendable {
                 try VideoEncoder(settings: v, start: start, container: settings.container, globalHeader: global)
             }
             audio = try settings.audio.map { (a) throws(SinkError) in
-                try AudioEncoder(settings: a, start: start, globalHeader: global,
-                                 containerTrimsPriming: settings.container != .mp4)
+                try AudioEncoder(settings: a, start: start, globalHeader: global)
             }
             try video?.attach(to: writer)
             try audio?.attach(to: writer)
             try writer.writeHeader()
+            if let audio {
+                let priming = AudioPriming(container: settings.container, codec: audio.settings.codec,
+                                           padding: audio.priming, sampleRate: audio.sampleRate)
+                audio.timestampOffset = priming.audioOffset
+                video?.delay(by: priming.videoOffset, rate: audio.sampleRate, writer: writer)
+            }
         } catch {
             // Nothing playable was written: leave no empty or header-only file behind.
             try? file.close()

@@ -6,9 +6,11 @@ import Glibc
 /// The container: an `AVFormatContext` writing through a custom `AVIOContext` into an `OutputFile` (so the
 /// file is created 0600, a full disk is recognised as such, and the reserve is ours to finalize into).
 ///
-/// Muxer settings that make a crash leave a playable file: Matroska clusters of at most 500 ms, MP4
-/// fragments at each keyframe and every 500 ms with an empty `moov` up front, and the I/O buffer flushed
-/// after every packet. Not thread-safe: used by the encoding thread only.
+/// Muxer settings that make a crash leave a playable file: Matroska clusters of at most 250 ms, MP4
+/// fragments at each keyframe and every 250 ms, and the I/O buffer flushed after every packet. The MP4's
+/// `moov` comes with the first fragment (`delay_moov`) rather than empty before it, so it carries edit lists:
+/// AAC's priming is skipped by its edit list, as in an unfragmented MP4 (see `AudioPriming`).
+/// Not thread-safe: used by the encoding thread only.
 final class MediaWriter {
     let format: UnsafeMutablePointer<AVFormatContext>
     let file: OutputFile
@@ -83,8 +85,9 @@ final class MediaWriter {
         case .mkv, .webm:
             av_dict_set(&options, "cluster_time_limit", "250", 0)
         case .mp4:
-            av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
+            av_dict_set(&options, "movflags", "frag_keyframe+delay_moov+default_base_moof", 0)
             av_dict_set(&options, "frag_duration", "250000", 0)
+            av_dict_set(&options, "use_editlist", "1", 0)
         }
         let status = avformat_write_header(format, &options)
         try checkIO(status, "avformat_write_header")

@@ -11,6 +11,8 @@ final class VideoEncoder {
     private var clock: FrameClock
     private var hasPicture = false
     private(set) var streamIndex: Int32 = -1
+    /// Added to every packet's timestamps once they are in the stream's time base (see `delay(by:rate:writer:)`).
+    private var streamOffset: Int64 = 0
     /// Frames sent to the encoder (including duplicates), duplicates among them, and CFR drops.
     private(set) var encoded = 0
     private(set) var duplicated = 0
@@ -84,6 +86,13 @@ final class VideoEncoder {
         streamIndex = try writer.addStream(for: codec, frameRate: settings.rate == .cfr ? codec.pointee.framerate : nil)
     }
 
+    /// Starts the video `samples` (at `rate`) late: the part of the audio's priming the container cannot put
+    /// before 0 (`AudioPriming.videoOffset`). Call after the header is written (the stream's time base is the
+    /// muxer's then) and before the first frame.
+    func delay(by samples: Int64, rate: Int32, writer: MediaWriter) {
+        streamOffset = av_rescale_q(samples, AVRational(num: 1, den: rate), writer.timeBase(of: streamIndex))
+    }
+
     /// Encodes one captured frame (and, for CFR, the duplicates of the previous one that come before it).
     func encode(_ frame: VideoFrame, writer: MediaWriter) throws(SinkError) {
         guard let picture else { return }
@@ -146,6 +155,8 @@ final class VideoEncoder {
             try FFmpegCall.check(r, "avcodec_receive_packet(\(settings.codec.encoderName))")
             if packet.pointee.duration == 0 && settings.rate == .cfr { packet.pointee.duration = 1 }
             av_packet_rescale_ts(packet, codec.pointee.time_base, writer.timeBase(of: streamIndex))
+            if packet.pointee.pts != CAV_NOPTS_VALUE { packet.pointee.pts += streamOffset }
+            if packet.pointee.dts != CAV_NOPTS_VALUE { packet.pointee.dts += streamOffset }
             packet.pointee.stream_index = streamIndex
             try writer.write(packet)
         }
