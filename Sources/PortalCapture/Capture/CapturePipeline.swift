@@ -15,7 +15,10 @@ import Synchronization
 ///
 /// End: the video stream going unconnected or to error, a PipeWire core error, or the watchdog each end the
 /// capture once (`.ended`); the owner then calls `finish()` to flush and close the sinks, so what was captured
-/// is always finalized. Events arrive on a private serial queue.
+/// is always finalized. The recording ends when samples stop being accepted (`stopAccepting()`, an end, or
+/// `finish()`, whichever comes first): the sinks hear that time (`CaptureSink.ended(at:)`), on the samples'
+/// timeline, so a file lasts until then even when the last frame came long before (a still screen, a low
+/// fps). Events arrive on a private serial queue.
 public final class CapturePipeline: Sendable {
     public let options: CapturePipelineOptions
     private let videoCore: PipeWireCore
@@ -41,6 +44,8 @@ public final class CapturePipeline: Sendable {
         var paused = false
         var pausedAt: UInt64 = 0
         var pausedTotal: UInt64 = 0
+        /// When samples stopped being accepted, on the samples' timeline (pauses taken out).
+        var stoppedAt: UInt64?
         var lastKeptFrame: UInt64?
         var capped = 0
         var videoFrames = 0
@@ -48,6 +53,12 @@ public final class CapturePipeline: Sendable {
         var firstTimestamp: UInt64?
         var lastTimestamp: UInt64 = 0
         var audioFormat: AudioFormat?
+
+        /// Keeps the first stop: now on the samples' timeline (while paused, when the pause began).
+        mutating func noteStop() {
+            guard stoppedAt == nil else { return }
+            stoppedAt = (paused ? pausedAt : monotonicNanoseconds()) &- pausedTotal
+        }
     }
 
     /// A snapshot for progress reports.
@@ -195,19 +206,26 @@ public final class CapturePipeline: Sendable {
     /// Stops accepting samples at once (what is queued is still delivered by `finish()`): the recording's end
     /// is now, not when the owner gets round to finishing (audio would otherwise run on past the video).
     public func stopAccepting() {
-        state.withLock { $0.finished = true }
+        state.withLock { s in
+            s.finished = true
+            s.noteStop()
+        }
     }
 
     /// Stops the streams, delivers what is queued, closes every sink and returns their outcomes. Safe to call
     /// more than once (later calls return the same report) and after `.ended`.
     public func finish() async -> DeliveryReport {
+        let end = state.withLock { s -> UInt64? in
+            s.finished = true
+            s.noteStop()
+            return s.started ? s.stoppedAt : nil
+        }
         stopStreams()
-        state.withLock { $0.finished = true }
         if sinksOpened.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
             // No frame ever arrived: open the sinks with what is known so they can finalize, then close.
             queue.start(SinkContext(video: nil, audio: nil, output: nil, startTime: monotonicNanoseconds()))
         }
-        return await queue.finish()
+        return await queue.finish(endingAt: end)
     }
 
     // MARK: data thread
@@ -299,6 +317,7 @@ public final class CapturePipeline: Sendable {
         let first = state.withLock { s -> Bool in
             guard !s.ended, !s.finished else { return false }
             s.ended = true
+            s.noteStop()
             return true
         }
         guard first else { return }
