@@ -47,9 +47,10 @@ public enum MediaTool {
         /// The header's rates (`avg_frame_rate`, `r_frame_rate`); nil where ffprobe says 0/0.
         public var averageFrameRate: Double?
         public var realFrameRate: Double?
-        /// Seconds: where the stream starts, and how long it lasts (Matroska keeps that in a `DURATION` tag).
+        /// Seconds on the file's timeline: where the stream starts, and where it ends (Matroska's `DURATION`
+        /// tag, the end of the track as the muxer saw it; else the start plus ffprobe's duration).
         public var startTime: Double?
-        public var duration: Double?
+        public var end: Double?
     }
 
     public static func probe(_ path: String) throws -> [Stream] {
@@ -64,8 +65,10 @@ public enum MediaTool {
                    sampleRate: (s["sample_rate"] as? String).flatMap(Int.init), channels: s["channels"] as? Int,
                    averageFrameRate: rate(s["avg_frame_rate"]), realFrameRate: rate(s["r_frame_rate"]),
                    startTime: (s["start_time"] as? String).flatMap(Double.init),
-                   duration: (s["duration"] as? String).flatMap(Double.init)
-                       ?? ((s["tags"] as? [String: Any])?["DURATION"] as? String).flatMap(clockTime))
+                   end: ((s["tags"] as? [String: Any])?["DURATION"] as? String).flatMap(clockTime)
+                       ?? (s["duration"] as? String).flatMap(Double.init).map {
+                           $0 + ((s["start_time"] as? String).flatMap(Double.init) ?? 0)
+                       })
         }
     }
 
@@ -100,6 +103,19 @@ public enum MediaTool {
             throw ToolError("ffprobe could not read the duration of \(path): \(o.stderr)")
         }
         return d
+    }
+
+    /// Where the file ends on its own timeline, in seconds: its start plus its duration (`format=start_time`,
+    /// `format=duration`); a file whose priming is before 0 starts before 0.
+    public static func end(_ path: String) throws -> Double {
+        let o = try run("ffprobe", ["-v", "error", "-show_entries", "format=start_time,duration", "-of", "csv=p=0", path])
+        let values = String(decoding: o.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            .split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+        // ffprobe has no start time for some video-only files (N/A): they start at 0.
+        guard o.status == 0, values.count == 2, let duration = values[1] else {
+            throw ToolError("ffprobe could not read where \(path) ends: \(o.stderr)")
+        }
+        return (values[0] ?? 0) + duration
     }
 
     /// Every video frame decoded to RGBA at `width` x `height`.

@@ -38,10 +38,11 @@ struct RecordCodecTests {
         let sound = try #require(streams.first { $0.type == "audio" })
         #expect(sound.codec == audio)
         let samples = try MediaTool.decodeAudio(out.path)
-        // The audio starts at the first frame and ends with the last: its length is the video's, plus at most
+        // The audio starts at the first frame and ends with the video, where the recording stopped (the last
+        // frame lasts until then, which may be less than its 1/30 s): its length is the video's, plus at most
         // the padding of its last packet (AAC's frames are 1024 samples, Opus' 960), and the encoder's priming
         // is not played (MP4 used to play AAC's 1024 samples of it: 26.7 ms too long).
-        let audioSeconds = Double(samples.count) / 48_000, videoSeconds = Double(frames) / 30
+        let audioSeconds = Double(samples.count) / 48_000, videoSeconds = try #require(video.end)
         #expect(audioSeconds - videoSeconds >= -0.001 && audioSeconds - videoSeconds < 1024.0 / 48_000,
                 "audio lasts \(audioSeconds) s, video \(videoSeconds) s")
         // And it is mostly the test tone, not the silence that pads what the microphone did not deliver. (Short

@@ -4,7 +4,7 @@ import CFFmpeg
 /// (`AudioTimeline`: samples from before the start dropped, gaps filled with silence, overlaps dropped, all to
 /// the sample), resamples them with libswresample into the codec's format, cuts them into the codec's frame
 /// size through an `AVAudioFifo`, and stamps them by sample count from the start. `flush` pads the track with
-/// silence to a given end (the video's), so audio and video end together. Used by the encoding thread only.
+/// silence to a given end (the recording's), so audio and video end together. Used by the encoding thread only.
 ///
 /// Priming: an encoder with a delay (`AVCodecContext.initial_padding`: AAC's 1024 samples, Opus' 312) stamps
 /// that many samples before the first captured one, which is at 0 (the first frame's time). `AudioPriming`
