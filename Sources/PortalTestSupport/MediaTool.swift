@@ -44,6 +44,13 @@ public enum MediaTool {
         public var frames: Int?
         public var sampleRate: Int?
         public var channels: Int?
+        /// The header's rates (`avg_frame_rate`, `r_frame_rate`); nil where ffprobe says 0/0.
+        public var averageFrameRate: Double?
+        public var realFrameRate: Double?
+        /// Seconds on the file's timeline: where the stream starts, and where it ends (Matroska's `DURATION`
+        /// tag, the end of the track as the muxer saw it; else the start plus ffprobe's duration).
+        public var startTime: Double?
+        public var end: Double?
     }
 
     public static func probe(_ path: String) throws -> [Stream] {
@@ -55,8 +62,28 @@ public enum MediaTool {
             Stream(type: s["codec_type"] as? String ?? "", codec: s["codec_name"] as? String ?? "",
                    width: s["width"] as? Int, height: s["height"] as? Int, pixelFormat: s["pix_fmt"] as? String,
                    frames: (s["nb_read_frames"] as? String).flatMap(Int.init),
-                   sampleRate: (s["sample_rate"] as? String).flatMap(Int.init), channels: s["channels"] as? Int)
+                   sampleRate: (s["sample_rate"] as? String).flatMap(Int.init), channels: s["channels"] as? Int,
+                   averageFrameRate: rate(s["avg_frame_rate"]), realFrameRate: rate(s["r_frame_rate"]),
+                   startTime: (s["start_time"] as? String).flatMap(Double.init),
+                   end: ((s["tags"] as? [String: Any])?["DURATION"] as? String).flatMap(clockTime)
+                       ?? (s["duration"] as? String).flatMap(Double.init).map {
+                           $0 + ((s["start_time"] as? String).flatMap(Double.init) ?? 0)
+                       })
         }
+    }
+
+    /// "30000/1001" as a number; nil for "0/0".
+    static func rate(_ value: Any?) -> Double? {
+        guard let parts = (value as? String)?.split(separator: "/"), parts.count == 2,
+              let n = Double(parts[0]), let d = Double(parts[1]), n > 0, d > 0 else { return nil }
+        return n / d
+    }
+
+    /// "00:00:05.007000000" in seconds.
+    static func clockTime(_ value: String) -> Double? {
+        let parts = value.split(separator: ":").compactMap { Double($0) }
+        guard parts.count == 3 else { return nil }
+        return parts[0] * 3600 + parts[1] * 60 + parts[2]
     }
 
     /// Presentation times (seconds) of the video frames, in decode order of packets.
@@ -78,6 +105,19 @@ public enum MediaTool {
         return d
     }
 
+    /// Where the file ends on its own timeline, in seconds: its start plus its duration (`format=start_time`,
+    /// `format=duration`); a file whose priming is before 0 starts before 0.
+    public static func end(_ path: String) throws -> Double {
+        let o = try run("ffprobe", ["-v", "error", "-show_entries", "format=start_time,duration", "-of", "csv=p=0", path])
+        let values = String(decoding: o.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            .split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+        // ffprobe has no start time for some video-only files (N/A): they start at 0.
+        guard o.status == 0, values.count == 2, let duration = values[1] else {
+            throw ToolError("ffprobe could not read where \(path) ends: \(o.stderr)")
+        }
+        return (values[0] ?? 0) + duration
+    }
+
     /// Every video frame decoded to RGBA at `width` x `height`.
     public static func decodeVideo(_ path: String, width: Int, height: Int) throws -> (frames: [VideoFrame], stderr: String, status: Int32) {
         let o = try run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
@@ -96,11 +136,33 @@ public enum MediaTool {
         return (frames, o.stderr, o.status)
     }
 
-    /// The first audio stream decoded to mono f32 at 48 kHz.
+    /// The first audio stream decoded to mono f32 at 48 kHz, as it plays from time 0 of the file's timeline:
+    /// the encoder's priming that an MP4 edit list puts before 0 is left out, as players leave it out.
     public static func decodeAudio(_ path: String) throws -> [Float] {
-        let o = try run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0", "-f", "f32le", "-ac", "1", "-ar", "48000", "-"])
+        let o = try run("ffmpeg", ["-v", "error", "-copyts", "-i", path, "-map", "0:a:0", "-af", "atrim=start=0",
+                                   "-f", "f32le", "-ac", "1", "-ar", "48000", "-"])
         guard o.status == 0 else { throw ToolError("ffmpeg could not decode the audio of \(path): \(o.stderr)") }
         return o.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// When the sound starts on the file's timeline, in seconds: the first sample of the first audio stream
+    /// louder than `threshold`, counted from its first decoded frame's time. Decoded as a player does: what
+    /// the container says to skip (Matroska's `CodecDelay`) is skipped, priming an MP4 edit list puts before 0
+    /// stays there (it is decoded, and is quiet). The default threshold is above the pre-echo a lossy codec
+    /// spreads before a sound that starts at full strength (up to 0.15 measured for AAC at 128 kb/s, in the
+    /// last milliseconds of the priming). Nil when nothing is that loud.
+    public static func audioOnset(_ path: String, threshold: Float = 0.25) throws -> Double? {
+        let o = try run("ffprobe", ["-v", "error", "-select_streams", "a:0", "-read_intervals", "%+#8",
+                                    "-show_entries", "frame=pts_time", "-of", "csv=p=0", path])
+        guard o.status == 0, let first = String(decoding: o.stdout, as: UTF8.self).split(separator: "\n")
+            .compactMap({ Double($0.trimmingCharacters(in: .whitespaces).split(separator: ",").first ?? "") }).first else {
+            throw ToolError("ffprobe found no audio frame in \(path): \(o.stderr)")
+        }
+        // -copyts: the samples as they are, from the first frame on (not moved to start at 0).
+        let d = try run("ffmpeg", ["-v", "error", "-copyts", "-i", path, "-map", "0:a:0", "-f", "f32le", "-ac", "1", "-ar", "48000", "-"])
+        guard d.status == 0 else { throw ToolError("ffmpeg could not decode the audio of \(path): \(d.stderr)") }
+        let samples = d.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        return samples.firstIndex { abs($0) > threshold }.map { first + Double($0) / 48_000 }
     }
 
     /// The dominant frequency of `samples` at 48 kHz, from rising zero crossings.

@@ -108,4 +108,92 @@ struct EncoderAudioSyncTests {
         }
         #expect(abs(r.audio - 2) <= Self.bound, "audio \(r.audio) s")
     }
+
+    /// A container with the codecs it holds (webm takes vp9 video).
+    struct Pair: Sendable, CustomTestStringConvertible {
+        var container: EncoderSink.Options.Container
+        var audio: EncoderSink.Options.AudioCodec
+        var testDescription: String { "\(container.rawValue)+\(audio.rawValue)" }
+    }
+
+    @Test("the first frame and the first captured sample play together, and every frame keeps its spacing",
+          arguments: [Pair(container: .mp4, audio: .aac), Pair(container: .mkv, audio: .opus),
+                      Pair(container: .webm, audio: .opus), Pair(container: .mkv, audio: .aac),
+                      Pair(container: .mkv, audio: .flac)])
+    func firstFrameAndFirstSample(pair: Pair) throws {
+        let dir = TemporaryDirectory("onset")
+        let path = dir.file("out.\(pair.container.rawValue)")
+        var options = EncoderSink.Options()
+        options.container = pair.container
+        options.videoCodec = pair.container == .webm ? .vp9 : .h264
+        options.audioCodec = pair.audio
+        options.preset = pair.container == .webm ? nil : "ultrafast"
+        options.overflow = .block
+        // The sine starts exactly at the first frame (its first sample is that frame's).
+        let samples = Synthetic.samples(video: Self.video, audio: Self.audio, seconds: 1, start: Synthetic.start)
+        try Synthetic.run(try EncoderSink(options: options), video: Self.video, audio: Self.audio, output: path,
+                          start: Synthetic.start, samples: samples)
+
+        let frames = try MediaTool.videoFrameTimes(path)
+        let first = try #require(frames.first)
+        let onset = try #require(try MediaTool.audioOnset(path))
+        #expect(abs(onset - first) < 0.0015, "the sound starts at \(onset) s, the first frame at \(first) s")
+        // The video starts at 0, or (AAC in Matroska, which cannot skip the priming) after the priming.
+        #expect(first >= 0 && first < 1024.0 / 48_000 + 0.001, "the first frame is at \(first) s")
+        let spacing = zip(frames.dropFirst(), frames).map { $0 - $1 }
+        #expect(spacing.allSatisfy { abs($0 - 1.0 / 30) < 0.0015 }, "frames 1/30 s apart from the first: \(spacing.prefix(3))")
+    }
+
+    /// How a 1 fps recording is written: its rate, its container, with the microphone or without.
+    struct Ending: Sendable, CustomTestStringConvertible {
+        var rate: EncoderSink.Options.RateControl
+        var container: EncoderSink.Options.Container
+        var audio: Bool
+        var testDescription: String { "\(rate.rawValue) \(container.rawValue)" + (audio ? " with audio" : "") }
+    }
+
+    @Test("a 1 fps recording ends where it was stopped, not where its last frame's slot or nominal duration ends",
+          arguments: [Ending(rate: .cfr, container: .mkv, audio: true), Ending(rate: .cfr, container: .mp4, audio: true),
+                      Ending(rate: .vfr, container: .mkv, audio: true), Ending(rate: .vfr, container: .mp4, audio: true),
+                      Ending(rate: .cfr, container: .mkv, audio: false)])
+    func lowRateEndsAtTheStop(ending: Ending) throws {
+        // Frames at 0, 1, 2, 3 and 4 s, the tone in 10 ms chunks to the stop at 4.01 s: the file lasted 5 s,
+        // the last frame to the end of its 1 s slot and the sound padded with silence to it.
+        let format = VideoFormat(pixelFormat: .bgrx, width: 160, height: 120, frameRate: FrameRate(1, 1))
+        let stop = 4.01
+        var samples: [(UInt64, CaptureSample)] = (0...4).map { i in
+            let ts = Synthetic.start + UInt64(i) * 1_000_000_000
+            return (ts, .video(Synthetic.frame(i, format: format, timestamp: ts)))
+        }
+        if ending.audio {
+            samples += (0..<Int(stop * 100)).map { c in
+                let ts = Synthetic.start + UInt64(c) * 10_000_000
+                return (ts, .audio(Synthetic.sine(format: Self.audio, offset: c * 480, frames: 480, timestamp: ts, sequence: UInt64(c))))
+            }
+        }
+        let dir = TemporaryDirectory("stop")
+        let path = dir.file("out.\(ending.container.rawValue)")
+        var options = EncoderSink.Options()
+        options.container = ending.container
+        options.rate = ending.rate
+        options.preset = "ultrafast"
+        options.overflow = .block
+        try Synthetic.run(try EncoderSink(options: options), video: format, audio: ending.audio ? Self.audio : nil,
+                          output: path, start: Synthetic.start, samples: samples.sorted { $0.0 < $1.0 }.map(\.1),
+                          end: Synthetic.start + UInt64(stop * 1e9))
+
+        // Within Opus' 6.5 ms CodecDelay, which Matroska's track end counts, and a millisecond of rounding.
+        let end = try MediaTool.end(path)
+        #expect(abs(end - stop) < 0.008, "the file ends at \(end) s, the recording at \(stop) s")
+        for stream in try MediaTool.probe(path) {
+            let streamEnd = try #require(stream.end)
+            #expect(abs(streamEnd - stop) < 0.008, "the \(stream.type) ends at \(streamEnd) s, the recording at \(stop) s")
+        }
+        #expect(try MediaTool.videoFrameTimes(path).count == 5)
+        if ending.audio {
+            // What plays: to the stop, plus at most the padding of the codec's last frame.
+            let seconds = Double(try MediaTool.decodeAudio(path).count) / 48_000
+            #expect(seconds > stop - 0.001 && seconds < stop + 1024.0 / 48_000, "the audio lasts \(seconds) s")
+        }
+    }
 }

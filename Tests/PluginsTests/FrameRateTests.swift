@@ -40,11 +40,12 @@ struct FrameRateTests {
     }
 
     private func deliver(times: [Double], rate: EncoderSink.Options.RateControl, container: EncoderSink.Options.Container,
-                         dir: TemporaryDirectory) throws -> (path: String, result: SinkResult) {
+                         dir: TemporaryDirectory, frameRate: FrameRate? = nil) throws -> (path: String, result: SinkResult) {
         let path = dir.file("rate.\(container.rawValue)")
         var o = EncoderSink.Options()
         o.container = container
         o.rate = rate
+        o.frameRate = frameRate
         o.preset = "ultrafast"
         o.overflow = .block
         let sink = try EncoderSink(options: o)
@@ -94,5 +95,31 @@ struct FrameRateTests {
         for (w, t) in zip(written, times) {
             #expect(abs(w - t) < 0.0015, "frame at \(t) s is written at \(w) s")
         }
+    }
+
+    @Test("VFR does not claim the nominal rate in the stream header (240 fps asked, 30 fps written)",
+          arguments: [EncoderSink.Options.Container.mkv, .mp4])
+    func vfrClaimsNoRate(container: EncoderSink.Options.Container) throws {
+        let dir = TemporaryDirectory("vfr-rate")
+        let times = (0..<60).map { Double($0) / 30 }
+        let (path, _) = try deliver(times: times, rate: .vfr, container: container, dir: dir, frameRate: FrameRate(240, 1))
+        let video = try #require(try MediaTool.probe(path).first { $0.type == "video" })
+        #expect(video.frames == 60)
+        for (name, rate) in [("avg_frame_rate", video.averageFrameRate), ("r_frame_rate", video.realFrameRate)] {
+            if let rate { #expect(abs(rate - 30) < 1, "\(name) is \(rate), the frames come at 30 fps") }
+        }
+        let frames = try MediaTool.videoFrameTimes(path)
+        let spacing = zip(frames.dropFirst(), frames).map { $0 - $1 }
+        #expect(spacing.allSatisfy { abs($0 - 1.0 / 30) < 0.0015 }, "each frame lasts until the next: \(spacing)")
+    }
+
+    @Test("CFR claims its rate in the stream header", arguments: [EncoderSink.Options.Container.mkv, .mp4])
+    func cfrClaimsItsRate(container: EncoderSink.Options.Container) throws {
+        let dir = TemporaryDirectory("cfr-rate")
+        let times = (0..<30).map { Double($0) / 30 }
+        let (path, _) = try deliver(times: times, rate: .cfr, container: container, dir: dir, frameRate: FrameRate(60, 1))
+        let video = try #require(try MediaTool.probe(path).first { $0.type == "video" })
+        #expect(video.averageFrameRate.map { abs($0 - 60) < 0.5 } == true, "avg_frame_rate \(String(describing: video.averageFrameRate))")
+        #expect(video.realFrameRate.map { abs($0 - 60) < 0.5 } == true, "r_frame_rate \(String(describing: video.realFrameRate))")
     }
 }

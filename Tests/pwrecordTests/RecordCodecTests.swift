@@ -38,10 +38,11 @@ struct RecordCodecTests {
         let sound = try #require(streams.first { $0.type == "audio" })
         #expect(sound.codec == audio)
         let samples = try MediaTool.decodeAudio(out.path)
-        // The audio starts at the first frame and ends with the last: its length is the video's, plus at most
+        // The audio starts at the first frame and ends with the video, where the recording stopped (the last
+        // frame lasts until then, which may be less than its 1/30 s): its length is the video's, plus at most
         // the padding of its last packet (AAC's frames are 1024 samples, Opus' 960), and the encoder's priming
         // is not played (MP4 used to play AAC's 1024 samples of it: 26.7 ms too long).
-        let audioSeconds = Double(samples.count) / 48_000, videoSeconds = Double(frames) / 30
+        let audioSeconds = Double(samples.count) / 48_000, videoSeconds = try #require(video.end)
         #expect(audioSeconds - videoSeconds >= -0.001 && audioSeconds - videoSeconds < 1024.0 / 48_000,
                 "audio lasts \(audioSeconds) s, video \(videoSeconds) s")
         // And it is mostly the test tone, not the silence that pads what the microphone did not deliver. (Short
@@ -53,6 +54,23 @@ struct RecordCodecTests {
         #expect(TestPattern.checkColourAreas(first) == nil)
         #expect(TestPattern.checkColourAreas(last) == nil)
         #expect(TestPattern.decodeCounter(last) > TestPattern.decodeCounter(first))
+
+        // The first frame is at 0 and the frames keep the 1/30 s grid from it; the encoder's priming is before
+        // 0 (an MP4 edit list, Matroska's CodecDelay) instead of pushing the video back (by 21.3 ms for AAC in
+        // MP4 from the second frame on, by 7 ms for Opus in Matroska, where the sound came before the picture).
+        let times = try MediaTool.videoFrameTimes(out.path)
+        let start = try #require(times.first)
+        #expect(abs(start) < 0.0005, "the first frame is at \(start) s")
+        let spacing = zip(times.dropFirst(), times).map { $0 - $1 }
+        #expect(spacing.allSatisfy { abs($0 - 1.0 / 30) < 0.0015 }, "frames 1/30 s apart: \(spacing.prefix(3))")
+        let audioStart = try #require(sound.startTime)
+        #expect(audioStart < 0 && audioStart > -0.022, "the priming is before 0: the audio starts at \(audioStart) s")
+        // The tone runs before the recording starts, so it plays from the first frame on: never before it, and
+        // later only by what the microphone did not deliver (the chunk that straddled the first frame came
+        // before the frame did, up to a quantum, 10.7 ms here; more under load). EncoderAudioSyncTests checks
+        // the exact placement with audio that starts at the first frame.
+        let onset = try #require(try MediaTool.audioOnset(out.path))
+        #expect(onset - start > -0.0015 && onset - start < 0.05, "the sound starts at \(onset) s, the first frame at \(start) s")
     }
 
     /// The share of 10 ms windows of 48 kHz `samples` whose RMS is below 0.05 (the tone's is about 0.57).

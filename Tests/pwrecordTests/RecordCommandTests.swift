@@ -57,6 +57,32 @@ struct RecordCommandTests {
         #expect(mode == 0o600)
     }
 
+    @Test("record --fps 1 --duration 2 --mic lasts 2 s: the last frame stays until the stop and the sound runs to it",
+          arguments: ["--cfr", "--vfr"])
+    func lowFrameRateLastsTheDuration(mode: String) async throws {
+        let home = Home()
+        let out = home.root.appendingPathComponent("slow.mkv")
+        let r = try await TestPortalControl.exclusively { _ in
+            try await Pwrecord.run(["record", "-o", out.path, "--fps", "1", mode, "--duration", "2", "--mic", "--cursor", "hidden"],
+                                   environment: home.env, timeout: 60)
+        }
+        #expect(r.status == 0, "\(r.stderr)")
+        // The frames kept at 1 fps come at about 0, 0.93 and 1.87 s; the file used to end with the last one's
+        // 1 s (3.0 s with --cfr, 2.9 s without), the sound padded with silence to it. --duration stops the
+        // recording in its last 20 ms.
+        let end = try MediaTool.end(out.path)
+        #expect(end > 1.97 && end < 2.1, "the file ends at \(end) s")
+        for stream in try MediaTool.probe(out.path) {
+            let streamEnd = try #require(stream.end)
+            #expect(abs(streamEnd - end) < 0.008, "the \(stream.type) ends at \(streamEnd) s, the file at \(end) s")
+        }
+        // Its last 300 ms (but the last 30, what the microphone had not delivered yet) are the tone.
+        let samples = try MediaTool.decodeAudio(out.path)
+        let tail = Array(samples.dropLast(1440).suffix(14_400))
+        #expect(tail.count == 14_400 && RecordCodecTests.silentShare(tail) < 0.5,
+                "\(Int(RecordCodecTests.silentShare(tail) * 100)) % of the last 300 ms is silent")
+    }
+
     @Test("without -o the recording is kept; last save writes it and last discard deletes it")
     func keptRecordingCanBeSavedAndDiscarded() async throws {
         let home = Home()

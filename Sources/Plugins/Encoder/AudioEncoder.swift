@@ -4,14 +4,11 @@ import CFFmpeg
 /// (`AudioTimeline`: samples from before the start dropped, gaps filled with silence, overlaps dropped, all to
 /// the sample), resamples them with libswresample into the codec's format, cuts them into the codec's frame
 /// size through an `AVAudioFifo`, and stamps them by sample count from the start. `flush` pads the track with
-/// silence to a given end (the video's), so audio and video end together. Used by the encoding thread only.
+/// silence to a given end (the recording's), so audio and video end together. Used by the encoding thread only.
 ///
-/// Priming: an encoder with a delay (`AVCodecContext.initial_padding`: AAC's 1024 samples, Opus' 312) puts
-/// that many samples before the first captured one. Matroska carries the delay (`CodecDelay`) and players
-/// skip it. Our MP4 is fragmented with an empty `moov`, which has no edit list to say so, and players play
-/// the priming: the audio came out 26.7 ms longer than the video and 21.3 ms late. Where the container cannot
-/// carry it, the timeline starts `initial_padding` later, so the priming stands in for the audio captured
-/// in that time: the first captured sample kept plays at its own capture time, and both tracks end together.
+/// Priming: an encoder with a delay (`AVCodecContext.initial_padding`: AAC's 1024 samples, Opus' 312) stamps
+/// that many samples before the first captured one, which is at 0 (the first frame's time). `AudioPriming`
+/// says where they go in the container; `timestampOffset` carries its audio part.
 final class AudioEncoder {
     let settings: EncoderSettings.Audio
     let codec: UnsafeMutablePointer<AVCodecContext>
@@ -28,8 +25,10 @@ final class AudioEncoder {
     /// Captured sample frames written (silence and dropped overlaps not counted).
     private(set) var inputFrames: Int64 = 0
     private var nextPTS: Int64 = 0
+    /// Added to every packet's timestamps (in samples, the codec's time base) before the muxer gets it.
+    var timestampOffset: Int64 = 0
 
-    init(settings: EncoderSettings.Audio, start: UInt64, globalHeader: Bool, containerTrimsPriming: Bool) throws(SinkError) {
+    init(settings: EncoderSettings.Audio, start: UInt64, globalHeader: Bool) throws(SinkError) {
         self.settings = settings
         let name = settings.codec.encoderName
         guard let encoder = avcodec_find_encoder_by_name(name) else {
@@ -61,8 +60,7 @@ final class AudioEncoder {
         if let b = settings.bitrate { ctx.pointee.bit_rate = Int64(b) }
         if globalHeader { ctx.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
         try FFmpegCall.check(avcodec_open2(ctx, encoder, nil), "avcodec_open2(\(name), \(rate) Hz, \(input.channels) ch)")
-        let priming = containerTrimsPriming ? 0 : UInt64(max(0, ctx.pointee.initial_padding)) * 1_000_000_000 / UInt64(rate)
-        timeline = AudioTimeline(start: start &+ priming, rate: input.sampleRate)
+        timeline = AudioTimeline(start: start, rate: input.sampleRate)
 
         let caps = encoder.pointee.capabilities
         padsLastFrame = (caps & Int32(AV_CODEC_CAP_VARIABLE_FRAME_SIZE | AV_CODEC_CAP_SMALL_LAST_FRAME)) == 0
@@ -103,6 +101,12 @@ final class AudioEncoder {
     func attach(to writer: MediaWriter) throws(SinkError) {
         streamIndex = try writer.addStream(for: codec)
     }
+
+    /// The encoder's delay in samples at `sampleRate` (`initial_padding`).
+    var priming: Int32 { max(0, codec.pointee.initial_padding) }
+
+    /// The encoder's sample rate.
+    var sampleRate: Int32 { outRate }
 
     /// Samples written, in the encoder's rate.
     var encodedDuration: Double { Double(nextPTS) / Double(outRate) }
@@ -211,6 +215,8 @@ final class AudioEncoder {
             let r = avcodec_receive_packet(codec, packet)
             if r == CAV_ERROR_EAGAIN || r == CAV_ERROR_EOF { return }
             try FFmpegCall.check(r, "avcodec_receive_packet(\(settings.codec.encoderName))")
+            if packet.pointee.pts != CAV_NOPTS_VALUE { packet.pointee.pts += timestampOffset }
+            if packet.pointee.dts != CAV_NOPTS_VALUE { packet.pointee.dts += timestampOffset }
             av_packet_rescale_ts(packet, codec.pointee.time_base, writer.timeBase(of: streamIndex))
             packet.pointee.stream_index = streamIndex
             try writer.write(packet)

@@ -5,7 +5,7 @@ extension EncoderSink {
         public enum Container: String, Sendable, CaseIterable {
             /// Matroska: every codec below; survives a crash (clusters are complete on disk).
             case mkv
-            /// MP4, written fragmented (`frag_keyframe+empty_moov+default_base_moof`) so a crash leaves it
+            /// MP4, written fragmented (`frag_keyframe+delay_moov+default_base_moof`) so a crash leaves it
             /// playable: h264 or av1 with aac.
             case mp4
             /// WebM: vp9 or av1 with opus.

@@ -8,7 +8,9 @@ import Synchronization
 /// `consume` only queues the sample: conversion, encoding and writing run on the sink's own thread behind
 /// a bounded queue (`Options.queueCapacity`, `Options.overflow`), so the delivery thread stays free.
 /// An error on that thread is reported by the next `consume` and by `close`. `close` drains the queue,
-/// flushes the encoders, writes the container's trailer and closes the file (mode 0600).
+/// flushes the encoders, writes the container's trailer and closes the file (mode 0600). Audio and video end
+/// together where the recording ended (`ended(at:)`): the last frame stays on screen until then and the sound
+/// is padded with silence to it; without it, where the samples suggest (see `EncodingPipeline.finish`).
 ///
 /// A full disk: the file keeps `Options.reserveBytes` allocated past its end, so when the disk fills up the
 /// sink stops encoding, finalizes the file into that reserve, and reports `insufficientStorage`. A crash
@@ -21,6 +23,8 @@ public final class EncoderSink: CaptureSink, @unchecked Sendable {
     private struct Shared {
         var error: SinkError?
         var result: SinkResult?
+        /// Where the recording ended (`ended(at:)`), read by the encoding thread when it finishes.
+        var end: UInt64?
     }
 
     private let shared = Mutex(Shared())
@@ -50,10 +54,10 @@ public final class EncoderSink: CaptureSink, @unchecked Sendable {
                 }
             },
             finish: { [self] in
-                let failed = shared.withLock { $0.error }
+                let (failed, end) = shared.withLock { ($0.error, $0.end) }
                 do throws(SinkError) {
                     // After a failure, keep what the encoders hold out of the file: finalize what is there.
-                    let result = try pipeline.finish(flush: failed == nil)
+                    let result = try pipeline.finish(flush: failed == nil, endingAt: end)
                     shared.withLock { $0.result = result }
                 } catch {
                     shared.withLock { s in
@@ -76,6 +80,11 @@ public final class EncoderSink: CaptureSink, @unchecked Sendable {
 
     /// Frames are scaled to the size the file was opened with (a Matroska or MP4 stream keeps one size).
     public func formatChanged(_ format: VideoFormat) throws(SinkError) {}
+
+    /// The file ends at `time`: read when the encoding thread finishes, after every sample queued before.
+    public func ended(at time: UInt64) throws(SinkError) {
+        shared.withLock { $0.end = $0.end ?? time }
+    }
 
     public func close() throws(SinkError) -> SinkResult {
         guard let worker else {

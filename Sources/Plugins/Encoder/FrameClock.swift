@@ -63,6 +63,15 @@ struct FrameClock: Sendable {
         }
     }
 
+    /// When the last frame placed is shown, in nanoseconds after `start`; nil before the first frame.
+    var lastPresented: UInt64? {
+        guard let n = next else { return nil }
+        switch mode {
+        case .constant(let r): return UInt64(n - 1) * UInt64(r.denominator) * 1_000_000_000 / UInt64(r.numerator)
+        case .variable(let ticks): return UInt64(n - 1) * 1_000_000_000 / UInt64(ticks)
+        }
+    }
+
     /// Where the output ends so far, in nanoseconds after `start`: CFR, the end of the last filled slot; VFR,
     /// the last frame's time plus `frameDuration`. Nil before the first frame.
     func end(frameDuration: UInt64) -> UInt64? {

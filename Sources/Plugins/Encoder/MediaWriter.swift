@@ -6,9 +6,11 @@ import Glibc
 /// The container: an `AVFormatContext` writing through a custom `AVIOContext` into an `OutputFile` (so the
 /// file is created 0600, a full disk is recognised as such, and the reserve is ours to finalize into).
 ///
-/// Muxer settings that make a crash leave a playable file: Matroska clusters of at most 500 ms, MP4
-/// fragments at each keyframe and every 500 ms with an empty `moov` up front, and the I/O buffer flushed
-/// after every packet. Not thread-safe: used by the encoding thread only.
+/// Muxer settings that make a crash leave a playable file: Matroska clusters of at most 250 ms, MP4
+/// fragments at each keyframe and every 250 ms, and the I/O buffer flushed after every packet. The MP4's
+/// `moov` comes with the first fragment (`delay_moov`) rather than empty before it, so it carries edit lists:
+/// AAC's priming is skipped by its edit list, as in an unfragmented MP4 (see `AudioPriming`).
+/// Not thread-safe: used by the encoding thread only.
 final class MediaWriter {
     let format: UnsafeMutablePointer<AVFormatContext>
     let file: OutputFile
@@ -58,17 +60,18 @@ final class MediaWriter {
     /// Whether codecs must put their headers in extradata (Matroska and MP4 do).
     var wantsGlobalHeader: Bool { (format.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER) != 0 }
 
-    /// Adds a stream for an opened encoder; returns its index.
-    func addStream(for codec: UnsafeMutablePointer<AVCodecContext>) throws(SinkError) -> Int32 {
+    /// Adds a stream for an opened encoder; returns its index. `frameRate` is the rate the stream header
+    /// claims (`AVStream.avg_frame_rate`; Matroska writes it as `DefaultDuration`, the duration of every frame
+    /// that does not say otherwise): only a constant-rate stream has one to claim. Without it FFmpeg leaves
+    /// the header alone and readers compute the rate from the timestamps.
+    func addStream(for codec: UnsafeMutablePointer<AVCodecContext>, frameRate: AVRational? = nil) throws(SinkError) -> Int32 {
         guard let stream = avformat_new_stream(format, nil) else {
             throw .failed(sink: "encoder", reason: "avformat_new_stream failed")
         }
         try FFmpegCall.check(avcodec_parameters_from_context(stream.pointee.codecpar, codec),
                              "avcodec_parameters_from_context")
         stream.pointee.time_base = codec.pointee.time_base
-        if codec.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
-            stream.pointee.avg_frame_rate = codec.pointee.framerate
-        }
+        if let frameRate { stream.pointee.avg_frame_rate = frameRate }
         return stream.pointee.index
     }
 
@@ -82,8 +85,9 @@ final class MediaWriter {
         case .mkv, .webm:
             av_dict_set(&options, "cluster_time_limit", "250", 0)
         case .mp4:
-            av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
+            av_dict_set(&options, "movflags", "frag_keyframe+delay_moov+default_base_moof", 0)
             av_dict_set(&options, "frag_duration", "250000", 0)
+            av_dict_set(&options, "use_editlist", "1", 0)
         }
         let status = avformat_write_header(format, &options)
         try checkIO(status, "avformat_write_header")

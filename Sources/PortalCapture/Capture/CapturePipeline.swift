@@ -15,7 +15,10 @@ import Synchronization
 ///
 /// End: the video stream going unconnected or to error, a PipeWire core error, or the watchdog each end the
 /// capture once (`.ended`); the owner then calls `finish()` to flush and close the sinks, so what was captured
-/// is always finalized. Events arrive on a private serial queue.
+/// is always finalized. The recording ends when samples stop being accepted (`stopAccepting()`, an end, or
+/// `finish()`, whichever comes first): the sinks hear that time (`CaptureSink.ended(at:)`), on the samples'
+/// timeline, so a file lasts until then even when the last frame came long before (a still screen, a low
+/// fps). Events arrive on a private serial queue.
 public final class CapturePipeline: Sendable {
     public let options: CapturePipelineOptions
     private let videoCore: PipeWireCore
@@ -41,7 +44,8 @@ public final class CapturePipeline: Sendable {
         var paused = false
         var pausedAt: UInt64 = 0
         var pausedTotal: UInt64 = 0
-        /// When the pipeline stopped accepting samples: the recording's end, where `elapsed` stops.
+        /// When samples stopped being accepted, on the samples' timeline (pauses taken out): the recording's
+        /// end, where `elapsed` stops.
         var stoppedAt: UInt64?
         /// With an fps cap: when the next frame is due (see `FrameRateCap`).
         var frameRateCap = FrameRateCap()
@@ -53,6 +57,12 @@ public final class CapturePipeline: Sendable {
         var audioFormat: AudioFormat?
         /// The audio format the sinks were opened with (what the file holds), nil without audio.
         var sinkAudioFormat: AudioFormat?
+
+        /// Keeps the first stop: now on the samples' timeline (while paused, when the pause began).
+        mutating func noteStop() {
+            guard stoppedAt == nil else { return }
+            stoppedAt = (paused ? pausedAt : monotonicNanoseconds()) &- pausedTotal
+        }
     }
 
     /// A snapshot for progress reports.
@@ -179,7 +189,8 @@ public final class CapturePipeline: Sendable {
     public var elapsed: Double {
         state.withLock { s in
             guard s.started else { return 0 }
-            let now = s.paused ? s.pausedAt : (s.stoppedAt ?? monotonicNanoseconds())
+            if let stoppedAt = s.stoppedAt { return Double(stoppedAt &- s.startTime) / 1e9 }
+            let now = s.paused ? s.pausedAt : monotonicNanoseconds()
             return Double(now &- s.pausedTotal &- s.startTime) / 1e9
         }
     }
@@ -207,20 +218,24 @@ public final class CapturePipeline: Sendable {
     public func stopAccepting() {
         state.withLock { s in
             s.finished = true
-            if s.stoppedAt == nil { s.stoppedAt = monotonicNanoseconds() }
+            s.noteStop()
         }
     }
 
     /// Stops the streams, delivers what is queued, closes every sink and returns their outcomes. Safe to call
     /// more than once (later calls return the same report) and after `.ended`.
     public func finish() async -> DeliveryReport {
-        stopAccepting()
+        let end = state.withLock { s -> UInt64? in
+            s.finished = true
+            s.noteStop()
+            return s.started ? s.stoppedAt : nil
+        }
         stopStreams()
         if sinksOpened.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
             // No frame ever arrived: open the sinks with what is known so they can finalize, then close.
             queue.start(SinkContext(video: nil, audio: nil, output: nil, startTime: monotonicNanoseconds()))
         }
-        return await queue.finish()
+        return await queue.finish(endingAt: end)
     }
 
     // MARK: data thread
@@ -311,6 +326,7 @@ public final class CapturePipeline: Sendable {
         let first = state.withLock { s -> Bool in
             guard !s.ended, !s.finished else { return false }
             s.ended = true
+            s.noteStop()
             return true
         }
         guard first else { return }

@@ -13,6 +13,8 @@ final class DeliveryCore: Sendable {
         /// Called on the delivery thread once the sinks were opened (failures already reported).
         var onOpened: (@Sendable () -> Void)?
         var end: End?
+        /// Where the recording ended (`CaptureSink.ended(at:)`), when a finish said so.
+        var endTime: UInt64?
         /// The delivery thread is about to wait (or waits) on `wakeup`; whoever clears this signals it.
         var consumerWaiting = false
         var report: DeliveryReport?
@@ -29,7 +31,7 @@ final class DeliveryCore: Sendable {
         case open(SinkContext, processed: Bool, then: (@Sendable () -> Void)?)
         case deliver(CaptureSample)
         case wait
-        case end(cancelled: Bool)
+        case end(cancelled: Bool, at: UInt64?)
     }
 
     private let state: Mutex<State>
@@ -76,10 +78,12 @@ final class DeliveryCore: Sendable {
 
     /// Asks the thread to end (a cancel overrides a finish still draining) and calls `completion` with the
     /// report once every sink is closed: at once if that already happened, else on the delivery thread.
-    func end(_ end: End, completion: @escaping @Sendable (DeliveryReport) -> Void) {
+    /// `time` is where the recording ended (a finish's; the first one given counts).
+    func end(_ end: End, at time: UInt64? = nil, completion: @escaping @Sendable (DeliveryReport) -> Void) {
         let (report, wake) = state.withLock { state -> (DeliveryReport?, Bool) in
             if let report = state.report { return (report, false) }
             if state.end != .cancel { state.end = end }
+            if state.endTime == nil { state.endTime = time }
             state.waiters.append(completion)
             return (nil, state.takeWaitingConsumer())
         }
@@ -103,10 +107,10 @@ final class DeliveryCore: Sendable {
                 }
                 if state.end == .cancel || (state.end == .finish && !opened) {
                     state.queue.discardAll()
-                    return .end(cancelled: state.end == .cancel)
+                    return .end(cancelled: state.end == .cancel, at: nil)
                 }
                 if opened, let sample = state.queue.pop() { return .deliver(sample) }
-                if state.end == .finish { return .end(cancelled: false) }
+                if state.end == .finish { return .end(cancelled: false, at: state.endTime) }
                 state.consumerWaiting = true
                 return .wait
             }
@@ -119,7 +123,8 @@ final class DeliveryCore: Sendable {
                 if !fanOut.deliver(sample) { state.withLock { $0.queue.noteRejected() } }
             case .wait:
                 wakeup.wait()
-            case .end(let cancelled):
+            case .end(let cancelled, let time):
+                if let time { fanOut.ended(at: time) }
                 let outcomes = fanOut.close()
                 let (report, waiters) = state.withLock { state in
                     let report = DeliveryReport(outcomes: outcomes, statistics: state.queue.statistics,

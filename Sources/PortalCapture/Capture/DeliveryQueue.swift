@@ -26,7 +26,8 @@ import Foundation
 /// `SinkError` and receives nothing more but `close()`. Other sinks carry on.
 ///
 /// **Lifecycle.** Samples enqueued before `start(_:)` wait (under the same limits) until the sinks are opened
-/// with the context. `finish()` delivers everything queued, closes every sink and returns the report;
+/// with the context. `finish()` delivers everything queued, tells the sinks where the recording ended when it
+/// was given that (`CaptureSink.ended(at:)`), closes every sink and returns the report;
 /// `cancel()` discards what is queued and does the same. `close()` is called exactly once per sink in every
 /// case, also for sinks that failed or were never opened. After `finish()` or `cancel()`, `enqueue` refuses
 /// samples. Dropping the queue without ending it cancels it (sinks are still closed, on the delivery thread).
@@ -74,17 +75,18 @@ public final class DeliveryQueue: Sendable {
         core.enqueue(sample)
     }
 
-    /// Delivers what is queued, closes every sink, and returns their outcomes. Later calls return the same
+    /// Delivers what is queued, then (given `time`, where the recording ended on the samples' timeline) calls
+    /// every sink's `ended(at:)`, closes every sink, and returns their outcomes. Later calls return the same
     /// report. A sink that wants to end the delivery calls `finish(then:)` instead.
-    public func finish() async -> DeliveryReport {
+    public func finish(endingAt time: UInt64? = nil) async -> DeliveryReport {
         await withCheckedContinuation { continuation in
-            core.end(.finish) { continuation.resume(returning: $0) }
+            core.end(.finish, at: time) { continuation.resume(returning: $0) }
         }
     }
 
-    /// Like `finish()`, but calls `completion` (on the delivery thread, or at once when already ended).
-    public func finish(then completion: @escaping @Sendable (DeliveryReport) -> Void) {
-        core.end(.finish, completion: completion)
+    /// Like `finish(endingAt:)`, but calls `completion` (on the delivery thread, or at once when already ended).
+    public func finish(endingAt time: UInt64? = nil, then completion: @escaping @Sendable (DeliveryReport) -> Void) {
+        core.end(.finish, at: time, completion: completion)
     }
 
     /// Discards what is queued, closes every sink, and returns their outcomes.

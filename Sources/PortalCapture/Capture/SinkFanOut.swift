@@ -60,6 +60,11 @@ struct SinkFanOut {
         return true
     }
 
+    /// Tells the live sinks where the recording ended (before `close`).
+    mutating func ended(at time: UInt64) {
+        forEachLiveSink { sink throws(SinkError) in try sink.ended(at: time) }
+    }
+
     /// Closes every sink, failed or not, once; later calls return the same outcomes.
     mutating func close() -> [SinkOutcome] {
         if let outcomes { return outcomes }

@@ -6,7 +6,7 @@ public struct RecordingInfo: Sendable, Codable, Equatable {
     /// The media file's name inside the app's store directory.
     public var fileName: String
     public var created: Date
-    /// Seconds of media, from the first to the last sample.
+    /// Seconds recorded, from the first frame to the stop, pauses left out: the file's length.
     public var duration: Double
     public var videoFormat: VideoFormat?
     public var audioFormat: AudioFormat?

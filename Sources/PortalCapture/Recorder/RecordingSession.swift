@@ -298,7 +298,7 @@ final class RecordingSession: Sendable {
             if destination == nil, let kept = state.withLock({ $0.kept }) { configuration.store.removeKept(kept) }
             unlink(file.path)
         } else if keep, let file, let destination {
-            var info = info(duration: pipeline.statistics.duration)
+            var info = info(duration: pipeline.elapsed)
             info.droppedFrames = pipeline.statistics.droppedFrames + report.statistics.dropped
             info.endedWithError = finalError?.description
             do throws(RecordingError) {
@@ -325,7 +325,7 @@ final class RecordingSession: Sendable {
                 }
             }
         } else if keep, let kept = state.withLock({ $0.kept }) {
-            var info = info(duration: pipeline.statistics.duration)
+            var info = info(duration: pipeline.elapsed)
             info.fileName = kept.info.fileName
             info.created = kept.info.created
             info.droppedFrames = pipeline.statistics.droppedFrames + report.statistics.dropped
@@ -375,7 +375,7 @@ final class RecordingSession: Sendable {
 
     private func noteProgressInInfo() {
         guard let kept = state.withLock({ $0.kept }) else { return }
-        var info = info(duration: pipeline.statistics.duration)
+        var info = info(duration: pipeline.elapsed)
         info.fileName = kept.info.fileName
         info.created = kept.info.created
         info.inProgress = true
@@ -415,7 +415,7 @@ final class RecordingSession: Sendable {
                 guard let self, !Task.isCancelled else { return }
                 let s = self.pipeline.statistics
                 let bytes = self.file.flatMap(Self.fileSize) ?? 0
-                onProgress(RecordingProgress(elapsed: s.duration, frames: s.videoFrames, droppedFrames: s.droppedFrames, bytes: bytes))
+                onProgress(RecordingProgress(elapsed: self.pipeline.elapsed, frames: s.videoFrames, droppedFrames: s.droppedFrames, bytes: bytes))
                 // The kept recording's info follows along every few seconds, so a recorder killed outright
                 // leaves one that says about how long its file is (finish writes the final one).
                 if ContinuousClock.now - infoWritten >= Self.infoInterval {

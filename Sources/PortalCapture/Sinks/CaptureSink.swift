@@ -3,6 +3,7 @@
 /// Lifecycle: `open` once with the negotiated formats, then `consume` for every sample in timestamp order
 /// per stream, then `close` exactly once, also after an error (so a file is always finalized and playable).
 /// A video format change mid-stream arrives as `formatChanged` before the first frame in the new format.
+/// When the recording's end is known, `ended(at:)` comes after the last sample and before `close`.
 ///
 /// Threading: every method is called on the recorder's delivery thread, never on PipeWire's data thread, and
 /// never concurrently. A sink may block (encode, write) but then frames queue up and are dropped by the
@@ -16,12 +17,19 @@ public protocol CaptureSink: AnyObject, Sendable {
     func consume(_ sample: CaptureSample) throws(SinkError)
     /// The video format changed (a resize); the next frames use `format`.
     func formatChanged(_ format: VideoFormat) throws(SinkError)
+    /// The recording ended at `time` (`CLOCK_MONOTONIC` ns on the samples' timeline: time spent paused is
+    /// taken out, as from their timestamps). No sample follows; `close` comes next. A sink that writes a
+    /// timeline ends it there, so its file lasts as long as the recording: the last frame is shown until
+    /// then, however long ago it was captured. Not called when the delivery is cancelled, or when its end
+    /// is not known (a `DeliveryQueue` finished without one). Default: nothing.
+    func ended(at time: UInt64) throws(SinkError)
     /// Flush and finalize. Always called exactly once, whether or not `open` or `consume` threw.
     func close() throws(SinkError) -> SinkResult
 }
 
 extension CaptureSink {
     public func formatChanged(_ format: VideoFormat) throws(SinkError) {}
+    public func ended(at time: UInt64) throws(SinkError) {}
 }
 
 /// What a sink is opened with.

@@ -52,12 +52,13 @@ enum Synthetic {
         return out.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
     }
 
-    /// Opens `sink`, feeds `samples`, closes it.
+    /// Opens `sink`, feeds `samples`, tells it where the recording ended (given `end`), closes it.
     @discardableResult
     static func run(_ sink: any CaptureSink, video: VideoFormat?, audio: AudioFormat?, output: String?,
-                    start: UInt64, samples: [CaptureSample]) throws(SinkError) -> SinkResult {
+                    start: UInt64, samples: [CaptureSample], end: UInt64? = nil) throws(SinkError) -> SinkResult {
         try sink.open(SinkContext(video: video, audio: audio, output: output, startTime: start))
         for s in samples { try sink.consume(s) }
+        if let end { try sink.ended(at: end) }
         return try sink.close()
     }
 

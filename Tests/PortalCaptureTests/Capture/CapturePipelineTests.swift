@@ -9,7 +9,7 @@ import PortalTestSupport
 final class PipelineSink: CaptureSink {
     let id = "recording"
     let delay: Duration
-    private let state = Mutex<(context: SinkContext?, frames: [(ts: UInt64, counter: UInt32, format: VideoFormat)], audio: Int, closed: Int)>((nil, [], 0, 0))
+    private let state = Mutex<(context: SinkContext?, frames: [(ts: UInt64, counter: UInt32, format: VideoFormat)], audio: Int, closed: Int, end: UInt64?)>((nil, [], 0, 0, nil))
 
     init(delay: Duration = .zero) { self.delay = delay }
 
@@ -24,6 +24,7 @@ final class PipelineSink: CaptureSink {
             state.withLock { $0.audio += 1 }
         }
     }
+    func ended(at time: UInt64) throws(SinkError) { state.withLock { $0.end = time } }
     func close() throws(SinkError) -> SinkResult {
         state.withLock { $0.closed += 1; return SinkResult(videoFrames: $0.frames.count) }
     }
@@ -32,6 +33,7 @@ final class PipelineSink: CaptureSink {
     var frames: [(ts: UInt64, counter: UInt32, format: VideoFormat)] { state.withLock { $0.frames } }
     var audioChunks: Int { state.withLock { $0.audio } }
     var closeCount: Int { state.withLock { $0.closed } }
+    var end: UInt64? { state.withLock { $0.end } }
 }
 
 final class PipelineEvents: Sendable {
@@ -124,6 +126,33 @@ struct CapturePipelineTests {
         let counters = sink.frames.map(\.counter)
         let largestCounterJump = zip(counters, counters.dropFirst()).map { $1 - $0 }.max() ?? 0
         #expect(largestCounterJump >= 30, "frames produced while paused were not delivered")
+    }
+
+    @Test("the sinks hear when the recording stopped, on the samples' timeline (time paused taken out)")
+    func sinksHearTheStop() async throws {
+        let rig = try await makeProducer("test-pipeline-stop")
+        defer { rig.producer.stop(); rig.core.close() }
+        let sink = PipelineSink()
+        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: nil, sinks: [sink],
+                                       options: CapturePipelineOptions(video: .node(id: rig.node.id)), onEvent: { _ in })
+        try pipeline.start()
+        #expect(await eventually(timeout: .seconds(5)) { sink.frames.count >= 10 })
+        let pausing = monotonicNanoseconds()
+        pipeline.pause()
+        try await Task.sleep(for: .milliseconds(400))
+        pipeline.resume()
+        let paused = monotonicNanoseconds() - pausing
+        try await Task.sleep(for: .milliseconds(300))
+        let stopping = monotonicNanoseconds()
+        pipeline.stopAccepting()
+        // The recording ended when it stopped accepting samples, not when the owner got round to finishing.
+        try await Task.sleep(for: .milliseconds(300))
+        _ = await pipeline.finish()
+        let end = try #require(sink.end)
+        let last = try #require(sink.frames.last?.ts)
+        #expect(end >= last, "the end \(end) is not before the last frame \(last)")
+        let expected = stopping - paused
+        #expect(end >= expected && end < expected + 20_000_000, "ended \(Double(Int64(end) - Int64(expected)) / 1e6) ms after the stop less the pause")
     }
 
     @Test("an fps cap drops frames at the source")

@@ -87,6 +87,7 @@ final class RecordingSink: CaptureSink {
         case open
         case consume(String)
         case formatChanged(width: Int, height: Int)
+        case ended(at: UInt64)
         case close
 
         var description: String {
@@ -94,6 +95,7 @@ final class RecordingSink: CaptureSink {
             case .open: "open"
             case .consume(let tag): tag
             case .formatChanged(let w, let h): "format \(w)x\(h)"
+            case .ended(let time): "ended at \(time)"
             case .close: "close"
             }
         }
@@ -150,6 +152,10 @@ final class RecordingSink: CaptureSink {
 
     func formatChanged(_ format: VideoFormat) throws(SinkError) {
         log.withLock { $0.append(.formatChanged(width: format.width, height: format.height)) }
+    }
+
+    func ended(at time: UInt64) throws(SinkError) {
+        log.withLock { $0.append(.ended(at: time)) }
     }
 
     func close() throws(SinkError) -> SinkResult {

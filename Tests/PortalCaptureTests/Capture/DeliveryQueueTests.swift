@@ -32,6 +32,30 @@ struct DeliveryQueueTests {
         }
     }
 
+    @Test("finish(endingAt:) tells every sink where the recording ended, after the last sample and before close")
+    func finishTellsTheEnd() async {
+        let first = RecordingSink(id: "first"), second = RecordingSink(id: "second")
+        let queue = DeliveryQueue(sinks: [first, second])
+        queue.start(.test())
+        queue.enqueue(Frames.tiny(0))
+        queue.enqueue(Frames.tiny(1))
+        _ = await queue.finish(endingAt: 42)
+        for sink in [first, second] {
+            #expect(sink.calls == [.open, .consume("v0"), .consume("v1"), .ended(at: 42), .close], "\(sink.calls)")
+        }
+    }
+
+    @Test("a cancel, or a finish without a time, says nothing about the end", arguments: [true, false])
+    func noEndWithoutATime(cancel: Bool) async {
+        let sink = RecordingSink()
+        let queue = DeliveryQueue(sinks: [sink])
+        queue.start(.test())
+        queue.enqueue(Frames.tiny(0))
+        _ = cancel ? await queue.cancel() : await queue.finish()
+        #expect(!sink.calls.contains { if case .ended = $0 { true } else { false } }, "\(sink.calls)")
+        #expect(sink.calls.last == .close)
+    }
+
     @Test("a slow sink never blocks enqueue: the oldest frames are dropped, counted, and the rest arrive in order")
     func slowSinkNeverBlocks() async {
         let sink = RecordingSink(.init(delayPerSample: .milliseconds(50)))
