@@ -33,7 +33,7 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .userDeclined:
-            "recording was declined in the desktop's dialog; run the command again and choose a screen or window to share"
+            "recording was declined in the desktop's dialog; try again and choose a screen or window to share"
         case .disabled(let reason):
             // A policy reason may already say whom to ask.
             "recording is disabled by policy: \(reason)"
