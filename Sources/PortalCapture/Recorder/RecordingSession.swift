@@ -114,15 +114,17 @@ final class RecordingSession: Sendable {
 
         // 3. Capture.
         var audioCore: PipeWireCore?
-        if options.microphone {
-            do { audioCore = try PipeWireCore(name: "pwrecord-microphone", remote: configuration.pipewireRemote) } catch {
+        if options.microphone || options.systemAudio {
+            do { audioCore = try PipeWireCore(name: "pwrecord-audio", remote: configuration.pipewireRemote) } catch {
                 await grant.close()
                 abandon(sinks, file, configuration.store, heldFile)
-                throw .failedToStart(reason: "cannot reach PipeWire for the microphone: \(error)")
+                let what = options.microphone ? (options.systemAudio ? "the microphone and system audio" : "the microphone") : "system audio"
+                throw .failedToStart(reason: "cannot reach PipeWire for \(what): \(error)")
             }
         }
         var pipelineOptions = CapturePipelineOptions(video: .node(id: grant.nodeID))
         pipelineOptions.microphone = options.microphone ? (options.microphoneNode.map { .object($0) } ?? .default) : nil
+        pipelineOptions.systemAudio = options.systemAudio ? (options.systemAudioNode.map { .object($0) } ?? .default) : nil
         pipelineOptions.processing = FrameProcessingOptions()
             .compositingCursor(options.cursor == .metadata)
             .masking(options.masks)
@@ -167,7 +169,7 @@ final class RecordingSession: Sendable {
             case .framesRejected(let error):
                 // Before the first frame it fails the start; later it ends the recording (kept so far).
                 if !firstFrame.reject(error) { deliverEnd(.failed(reason: error.description)) }
-            case .formatChanged, .microphoneLost: break
+            case .formatChanged, .microphoneLost, .systemAudioLost: break
             }
         }
         let session = RecordingSession(appID: appID, options: options, configuration: configuration, grant: grant,
@@ -334,7 +336,7 @@ final class RecordingSession: Sendable {
     private func info(duration: Double) -> RecordingInfo {
         let stats = pipeline.statistics
         return RecordingInfo(appID: appID, fileName: file?.lastPathComponent ?? "", created: created, duration: duration,
-                             videoFormat: state.withLock { $0.recordedFormat } ?? pipeline.videoFormat, audioFormat: options.microphone ? AudioFormat() : nil,
+                             videoFormat: state.withLock { $0.recordedFormat } ?? pipeline.videoFormat, audioFormat: options.microphone || options.systemAudio ? AudioFormat() : nil,
                              videoFrames: stats.videoFrames, droppedFrames: stats.droppedFrames)
     }
 
