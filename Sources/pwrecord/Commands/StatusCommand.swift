@@ -26,6 +26,7 @@ enum StatusCommand {
                     }
                 },
                 "microphoneAllowed": decision.microphoneAllowed,
+                "systemAudioAllowed": decision.systemAudioAllowed,
             ]
             if let d = decision.maxDuration { object["maxDurationSeconds"] = Double(d.components.seconds) }
             if let s = decision.allowedSinks { object["allowedSinks"] = s.sorted() }
@@ -36,6 +37,7 @@ enum StatusCommand {
             console.out("recording is \(availability.isAvailable ? "available" : "unavailable")")
             for reason in availability.reasons { console.out("  \(reason)") }
             console.out("microphone: \(decision.microphoneAllowed ? "allowed" : "not allowed by policy")")
+            console.out("system audio: \(decision.systemAudioAllowed ? "allowed" : "not allowed by policy")")
         }
         return ExitCode(unavailable: availability) ?? .success
     }
