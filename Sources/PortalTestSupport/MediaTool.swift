@@ -103,6 +103,15 @@ public enum MediaTool {
         return o.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
+    /// Channel `channel` of the first audio stream, alone (no downmix: ffmpeg's `-ac 1` adds stereo channels at
+    /// -3 dB each, so a sine on both comes out 1.41 times louder), as f32 at 48 kHz.
+    public static func decodeAudio(_ path: String, channel: Int) throws -> [Float] {
+        let o = try run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0", "-af", "pan=mono|c0=c\(channel)",
+                                   "-f", "f32le", "-ar", "48000", "-"])
+        guard o.status == 0 else { throw ToolError("ffmpeg could not decode audio channel \(channel) of \(path): \(o.stderr)") }
+        return o.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
     /// The dominant frequency of `samples` at 48 kHz, from rising zero crossings.
     public static func frequency(_ samples: [Float]) -> Double {
         guard samples.count > 4800 else { return 0 }

@@ -22,6 +22,16 @@ public enum ToneAnalysis {
         return 2 * sqrt(max(power, 0)) / Double(n)
     }
 
+    /// The frequency (whole Hz, in `range`) with the largest amplitude in `samples`: a scan every 10 Hz, then every
+    /// 1 Hz around the best. Give it whole seconds of samples for 1 Hz bins.
+    public static func dominantFrequency(in samples: ArraySlice<Float>, rate: Int, range: ClosedRange<Int> = 50...4000) -> Int {
+        func loudest(_ candidates: some Sequence<Int>) -> Int {
+            candidates.map { ($0, amplitude(of: Double($0), in: samples, rate: rate)) }.max { $0.1 < $1.1 }?.0 ?? range.lowerBound
+        }
+        let coarse = loudest(stride(from: range.lowerBound, through: range.upperBound, by: 10))
+        return loudest(max(range.lowerBound, coarse - 10)...min(range.upperBound, coarse + 10))
+    }
+
     /// `amplitude(of:in:rate:)` in consecutive windows of `window` seconds (the last partial one left out).
     public static func amplitudes(of frequency: Double, in samples: [Float], rate: Int, window: Double = 0.1) -> [Double] {
         let size = max(1, Int(window * Double(rate)))
