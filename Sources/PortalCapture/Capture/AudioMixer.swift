@@ -1,7 +1,7 @@
 /// Mixes several audio sources (the microphone and system audio) into one stream, for sinks that take one
 /// audio track.
 ///
-/// Every chunk is converted to `options.format` (F32, channels mapped: a mono source goes to every channel, a
+/// Every chunk is converted to `options.outputFormat` (F32, channels mapped: a mono source goes to every channel, a
 /// stereo one is averaged into mono) and placed by its timestamp, to the sample, on one timeline: sample frames
 /// on CLOCK_MONOTONIC at the mix's rate, the clock every capture stream stamps with. Samples of the same
 /// moment are summed and clipped to [-1, 1]. Within one source, a chunk within `tolerance` of where the
@@ -63,8 +63,8 @@ public struct AudioMixer: Sendable {
         let count = max(1, options.inputs)
         inputs = Array(repeating: Input(), count: count)
         statistics = Statistics(inputs: count)
-        channels = max(1, options.format.channels)
-        rate = max(1, options.format.sampleRate)
+        channels = options.outputFormat.channels
+        rate = options.outputFormat.sampleRate
         maximumWaitFrames = Self.frames(in: options.maximumWait, rate: rate)
         toleranceFrames = Self.frames(in: options.tolerance, rate: rate)
     }
@@ -154,8 +154,8 @@ public struct AudioMixer: Sendable {
         sequence &+= 1
         statistics.framesOut += frames
         let bytes = out.withUnsafeBytes { Array($0) }
-        return [AudioBuffer(format: AudioFormat(sampleFormat: .f32, sampleRate: rate, channels: channels),
-                            timestamp: Self.time(of: start, rate: rate), sequence: sequence, bytes: bytes)]
+        return [AudioBuffer(format: options.outputFormat, timestamp: Self.time(of: start, rate: rate), sequence: sequence,
+                            bytes: bytes)]
     }
 
     private func drop(_ count: Int, from samples: inout [Float], frames: inout Int, at: inout Int64) {

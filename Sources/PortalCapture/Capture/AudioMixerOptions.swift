@@ -2,9 +2,10 @@
 public struct AudioMixerOptions: Sendable, Hashable {
     /// How many sources are mixed; each chunk names its source, `0..<inputs`.
     public var inputs = 2
-    /// What every source is converted to, and what comes out: F32, 48 kHz, stereo by default. Sources must
-    /// deliver at this rate (ask PipeWire for it: its converter resamples); chunks at another rate are refused
-    /// and counted. Only the channel count and the sample format are converted here.
+    /// The rate and channel count every source is converted to, and what comes out: 48 kHz stereo by default.
+    /// The mix is always F32 (`outputFormat`). Sources must deliver at this rate (ask PipeWire for it: its
+    /// converter resamples); chunks at another rate are refused and counted. Only the channel count and the
+    /// sample format are converted here.
     public var format = AudioFormat()
     /// How far a source may fall behind the newest sample of any source before the mix goes on without it (its
     /// part is silence, and whatever it delivers later for that time is left out, counted). A suspended sink
@@ -16,6 +17,11 @@ public struct AudioMixerOptions: Sendable, Hashable {
     public var tolerance: Duration = .milliseconds(10)
 
     public init() {}
+
+    /// What the mixed chunks are: F32 at `format`'s rate and channel count.
+    public var outputFormat: AudioFormat {
+        AudioFormat(sampleFormat: .f32, sampleRate: max(1, format.sampleRate), channels: max(1, format.channels))
+    }
 
     public func inputs(_ value: Int) -> Self { var c = self; c.inputs = value; return c }
     public func format(_ value: AudioFormat) -> Self { var c = self; c.format = value; return c }

@@ -314,7 +314,7 @@ public final class CapturePipeline: Sendable {
         guard sinksOpened.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return true }
         // Mixed audio comes in the mix's format; a single stream as negotiated (stereo F32 48 kHz until known).
         let audioFormat: AudioFormat? = if mixesAudio {
-            options.audioMixing.format
+            options.audioMixing.outputFormat
         } else if options.microphone != nil || options.systemAudio != nil {
             streams.withLock { $0.audio?.currentFormat ?? $0.systemAudio?.currentFormat } ?? AudioFormat()
         } else {

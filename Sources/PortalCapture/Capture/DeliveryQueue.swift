@@ -80,7 +80,7 @@ public final class DeliveryQueue: Sendable {
 
     /// Hands over an audio chunk of mix source `mixInput` (`0..<options.audioMixing.inputs`), as `enqueue(_:)`
     /// does. On the delivery thread it goes into the queue's `AudioMixer`, and the sinks get the mixed stream
-    /// instead (in `AudioMixerOptions.format`), up to `maximumWait` later; without `audioMixing` it is
+    /// instead (in `AudioMixerOptions.outputFormat`), up to `maximumWait` later; without `audioMixing` it is
     /// delivered as it is.
     @discardableResult
     public func enqueue(_ buffer: AudioBuffer, mixInput: Int) -> Bool {

@@ -178,6 +178,16 @@ struct AudioMixerTests {
         #expect(mixer.statistics.overlappingFrames == [2400])
     }
 
+    @Test("the mix is F32 whatever sample format the options name, at their rate and channel count")
+    func outputIsFloat() {
+        let s16 = AudioFormat(sampleFormat: .s16, sampleRate: Self.rate, channels: 1)
+        var mixer = AudioMixer(options: AudioMixerOptions().inputs(1).format(s16))
+        let out = mixer.add(Self.constant(0.5, Self.mono, at: Self.t0, frames: 10), input: 0)
+        #expect(out.first?.format == AudioFormat(sampleFormat: .f32, sampleRate: Self.rate, channels: 1))
+        #expect(AudioMixerOptions().format(s16).outputFormat == out.first?.format)
+        #expect(Self.samples(out) == Array(repeating: 0.5, count: 10))
+    }
+
     @Test("a chunk at another rate, or from a source out of range, is refused and counted")
     func refusesOtherRates() {
         var mixer = AudioMixer()
