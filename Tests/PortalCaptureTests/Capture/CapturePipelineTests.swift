@@ -259,6 +259,38 @@ struct CapturePipelineTests {
             #expect(alone.isEmpty, "one tone without the other in windows \(alone): 440 Hz \(mic), 660 Hz \(system)")
         }
     }
+
+    @Test("system audio that never delivers (its sink does not exist) does not hold up the microphone in the mix")
+    func silentSystemAudioDoesNotStallTheMix() async throws {
+        let rig = try await makeProducer("test-pipeline-silent-video")
+        defer { rig.producer.stop(); rig.core.close() }
+        let audioCore = try PipeWireCore(name: "pwrecord-test-silent")
+        defer { audioCore.close() }
+        let name = "test-pipeline-silent-mic-\(UInt32.random(in: 0...UInt32.max))"
+        let mic = try AudioProducerStream(core: audioCore, nodeName: name, render: AudioProducerStream.sine(frequency: 440, amplitude: 0.5))
+        defer { mic.stop() }
+        _ = try await mic.waitUntilReady()
+        let sink = AudioChunkSink()
+        let events = PipelineEvents()
+        var options = CapturePipelineOptions(video: .node(id: rig.node.id))
+        options.microphone = .object(name)
+        options.systemAudio = .object("no-such-sink-\(UInt32.random(in: 0...UInt32.max))")
+        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: audioCore, sinks: [sink], options: options,
+                                       onEvent: events.handler)
+        try pipeline.start()
+        #expect(await eventually(timeout: .seconds(5)) { sink.videoFrames >= 1 })
+        let clock = ContinuousClock(), started = clock.now
+        try await Task.sleep(for: .seconds(2))
+        // While recording, the mix runs at most the wait (100 ms) behind the microphone, plus a quantum or two.
+        let mixed = Double(sink.samples().count) / 48_000, elapsed = (clock.now - started) / .seconds(1)
+        #expect(mixed >= elapsed - 0.5, "\(mixed) s mixed after \(elapsed) s")
+        _ = await pipeline.finish()
+        #expect(sink.discontinuities().isEmpty)
+        let levels = ToneAnalysis.amplitudes(of: 440, in: sink.samples(channel: 0), rate: 48_000)
+        let first = try #require(levels.firstIndex { abs($0 - 0.5) < 0.02 }, "\(levels)")
+        let full = levels.dropFirst(first).filter { abs($0 - 0.5) < 0.02 }.count
+        #expect(Double(full) >= 0.7 * Double(levels.count - first), "440 Hz per 100 ms: \(levels)")
+    }
 }
 
 extension CaptureEnd {
