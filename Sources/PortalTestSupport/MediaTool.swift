@@ -35,7 +35,7 @@ public enum MediaTool {
     }
 
     /// The streams ffprobe sees, with decoded frame counts (`-count_frames`).
-    public struct Stream {
+    public struct Stream: Sendable {
         public var type: String
         public var codec: String
         public var width: Int?

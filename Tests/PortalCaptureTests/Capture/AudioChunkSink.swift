@@ -18,6 +18,8 @@ final class AudioChunkSink: CaptureSink {
     var context: SinkContext? { state.withLock { $0.context } }
     var chunks: [AudioBuffer] { state.withLock { $0.chunks } }
     var videoFrames: Int { state.withLock { $0.frames } }
+    /// Audio sample frames received so far (cheap enough to poll).
+    var audioFrames: Int { state.withLock { $0.chunks.reduce(0) { $0 + $1.frameCount } } }
 
     /// The F32 samples of channel `channel`, chunk after chunk.
     func samples(channel: Int = 0) -> [Float] {

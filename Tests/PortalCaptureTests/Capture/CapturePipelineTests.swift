@@ -233,7 +233,7 @@ struct CapturePipelineTests {
         options.systemAudio = .object("test-pipeline-mix-speaker-\(id)")
         let pipeline = CapturePipeline(videoCore: rig.core, audioCore: audioCore, sinks: [sink], options: options, onEvent: { _ in })
         try pipeline.start()
-        #expect(await eventually(timeout: .seconds(8)) { sink.samples().count >= 2 * 48_000 }, "\(sink.samples().count) samples")
+        #expect(await eventually(timeout: .seconds(8)) { sink.audioFrames >= 2 * 48_000 }, "\(sink.audioFrames) sample frames")
         _ = await pipeline.finish()
 
         #expect(sink.context?.audio == AudioFormat(), "the mix's format: F32 48 kHz stereo")
@@ -282,7 +282,7 @@ struct CapturePipelineTests {
         let clock = ContinuousClock(), started = clock.now
         try await Task.sleep(for: .seconds(2))
         // While recording, the mix runs at most the wait (100 ms) behind the microphone, plus a quantum or two.
-        let mixed = Double(sink.samples().count) / 48_000, elapsed = (clock.now - started) / .seconds(1)
+        let mixed = Double(sink.audioFrames) / 48_000, elapsed = (clock.now - started) / .seconds(1)
         #expect(mixed >= elapsed - 0.5, "\(mixed) s mixed after \(elapsed) s")
         _ = await pipeline.finish()
         #expect(sink.discontinuities().isEmpty)

@@ -67,12 +67,22 @@ struct SinkMonitorTests {
         defer { monitor.stop() }
         #expect(await eventually(timeout: .seconds(6)) { collector.sampleFrames >= 48_000 },
                 "\(collector.sampleFrames) sample frames; stats \(monitor.statistics), state \(monitor.state)")
-        // Skip what came before the link carried the tone (silence), then measure.
-        let chunks = collector.received.drop { chunk in
-            chunk.buffer.bytes.withUnsafeBytes { $0.bindMemory(to: Float.self).allSatisfy { $0 == 0 } }
-        }
-        let hz = MicrophoneTests.frequency(of: Array(chunks))
-        #expect(abs(hz - 660) <= 5, "estimated \(hz) Hz")
         #expect(monitor.currentFormat?.channels == 2)
+        // Channel 0 of the last second: its loudest frequency, and its level. (By spectrum, not zero crossings:
+        // under a full test run this process's data thread is at times starved and a cycle lost, which shifts
+        // zero-crossing estimates by tens of Hz but leaves the peak where it is.)
+        let samples = collector.received.flatMap { chunk in
+            chunk.buffer.bytes.withUnsafeBytes { raw in
+                let all = raw.bindMemory(to: Float.self)
+                return stride(from: 0, to: all.count, by: chunk.buffer.format.channels).map { all[$0] }
+            }
+        }
+        let second = samples.suffix(48_000)
+        let (dominant, levels) = await onThread {
+            (ToneAnalysis.dominantFrequency(in: second, rate: 48_000),
+             ToneAnalysis.amplitudes(of: 660, in: Array(second), rate: 48_000).sorted())
+        }
+        #expect(dominant == 660)
+        #expect(abs(levels[levels.count / 2] - 0.5) < 0.02, "660 Hz per 100 ms: \(levels)")
     }
 }
