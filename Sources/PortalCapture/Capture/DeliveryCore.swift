@@ -122,8 +122,9 @@ final class DeliveryCore: Sendable {
                 opened = true
                 then?()
             case .deliver(.audio(let buffer), let input?) where mixer != nil:
-                for mixed in mixer!.add(buffer, input: input) { _ = fanOut.deliver(.audio(mixed)) }
-                let late = mixer!.statistics.lateFrames.reduce(0, +)
+                // Mutated in place through the optional (a copy would copy its pending samples).
+                for mixed in mixer?.add(buffer, input: input) ?? [] { _ = fanOut.deliver(.audio(mixed)) }
+                let late = mixer?.statistics.lateFrames.reduce(0, +) ?? 0
                 if late != lateAudioFrames {
                     lateAudioFrames = late
                     state.withLock { $0.queue.noteLateAudio(frames: late) }
