@@ -14,7 +14,7 @@ _pwrecord_command() {
         positionals=() ;;
     "pwrecord record")
         subcommands=""
-        options="--output -o --force --duration --mic --source --cursor --fps --cfr --vfr --codec --container --crop --mask --sink --app-id --help -h"
+        options="--output -o --force --duration --mic --system-audio --source --cursor --fps --cfr --vfr --codec --container --crop --mask --sink --app-id --help -h"
         valued="--output -o --duration --source --cursor --fps --codec --container --crop --mask --sink --app-id"
         positionals=() ;;
     "pwrecord last")

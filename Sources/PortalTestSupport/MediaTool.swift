@@ -35,7 +35,7 @@ public enum MediaTool {
     }
 
     /// The streams ffprobe sees, with decoded frame counts (`-count_frames`).
-    public struct Stream {
+    public struct Stream: Sendable {
         public var type: String
         public var codec: String
         public var width: Int?
@@ -163,6 +163,15 @@ public enum MediaTool {
         guard d.status == 0 else { throw ToolError("ffmpeg could not decode the audio of \(path): \(d.stderr)") }
         let samples = d.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         return samples.firstIndex { abs($0) > threshold }.map { first + Double($0) / 48_000 }
+    }
+
+    /// Channel `channel` of the first audio stream, alone (no downmix: ffmpeg's `-ac 1` adds stereo channels at
+    /// -3 dB each, so a sine on both comes out 1.41 times louder), as f32 at 48 kHz.
+    public static func decodeAudio(_ path: String, channel: Int) throws -> [Float] {
+        let o = try run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0", "-af", "pan=mono|c0=c\(channel)",
+                                   "-f", "f32le", "-ar", "48000", "-"])
+        guard o.status == 0 else { throw ToolError("ffmpeg could not decode audio channel \(channel) of \(path): \(o.stderr)") }
+        return o.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
     /// The dominant frequency of `samples` at 48 kHz, from rising zero crossings.

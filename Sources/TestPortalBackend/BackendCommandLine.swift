@@ -13,7 +13,8 @@ struct BackendCommandLine: Sendable, Equatable {
         org.freedesktop.impl.portal.desktop.pwrecordtest on the session bus and implements
         org.freedesktop.impl.portal.ScreenCast (version 4), Screenshot (version 2) and Access behind the real
         xdg-desktop-portal frontend, streaming a known test picture as PipeWire nodes. It also hosts the test
-        microphone `test-mic` (Audio/Source, 440 Hz sine, 48 kHz stereo) and the control interface
+        microphone `test-mic` (Audio/Source, 440 Hz sine, 48 kHz stereo), the test speaker `test-speaker`
+        (Audio/Sink, the default output, playing an 880 Hz sine) and the control interface
         org.pwrecord.TestPortal at /org/pwrecord/TestPortal (see docs/test-desktop.md).
 
         options (defaults for streams; SetStreamOptions changes them at run time, Reset restores these):

@@ -40,7 +40,7 @@ enum BackendMain {
                 exit(1)
             }
             BackendLog.write("owns \(TestPortal.busName) as \(portal.bus.uniqueName); streams "
-                             + "\(commandLine.streamOptions.videoFormat); test-mic ready")
+                             + "\(commandLine.streamOptions.videoFormat); test-mic and test-speaker ready")
             queue.async {
                 running.portal = portal
                 watch(portal, on: queue)

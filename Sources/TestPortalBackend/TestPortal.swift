@@ -3,7 +3,7 @@ import Synchronization
 import PortalTestSupport
 
 /// The test portal backend: one session-bus connection owning `org.freedesktop.impl.portal.desktop.pwrecordtest`,
-/// one PipeWire connection for the stream nodes and the test microphone, and the shared state every D-Bus
+/// one PipeWire connection for the stream nodes, the test microphone and the test speaker, and the shared state every D-Bus
 /// handler works on. Handlers run on the bus connection's queue; the state sits in a `Mutex`, and PipeWire
 /// and D-Bus calls are made outside the lock.
 final class TestPortal: Sendable {
@@ -15,6 +15,7 @@ final class TestPortal: Sendable {
     let state: Mutex<BackendState>
     let screenshots: ScreenshotFiles
     private let microphone: Mutex<AudioProducerStream?> = Mutex(nil)
+    private let speaker: Mutex<TestSpeaker?> = Mutex(nil)
 
     private init(bus: DBusConnection, pipewire: PipeWireCore, streamOptions: StreamOptions) {
         self.bus = bus
@@ -23,7 +24,7 @@ final class TestPortal: Sendable {
         screenshots = ScreenshotFiles(environment: ProcessInfo.processInfo.environment)
     }
 
-    /// Connects to the session bus and PipeWire, starts the test microphone, exports every interface and
+    /// Connects to the session bus and PipeWire, starts the test microphone and speaker, exports every interface and
     /// only then owns the bus name (the frontend reads our properties once, when it starts).
     static func start(streamOptions: StreamOptions) async throws(BackendError) -> TestPortal {
         let bus: DBusConnection
@@ -34,6 +35,8 @@ final class TestPortal: Sendable {
         do {
             let mic = try await TestMicrophone.start(on: portal.pipewire)
             portal.microphone.withLock { $0 = mic }
+            let speaker = try await TestSpeaker.start(on: portal.pipewire)
+            portal.speaker.withLock { $0 = speaker }
         } catch { throw .pipeWire(error) }
         do {
             try portal.bus.export([ScreenCastBackend(portal: portal).interface, ScreenshotBackend(portal: portal).interface,
@@ -157,11 +160,12 @@ final class TestPortal: Sendable {
 
     // MARK: Shutdown
 
-    /// Ends everything in order: sessions (nodes destroyed), the microphone, PipeWire, the bus; removes the
+    /// Ends everything in order: sessions (nodes destroyed), the microphone, the speaker, PipeWire, the bus; removes the
     /// screenshot directory unless it lies in the desktop's state dir (`stop` removes that).
     func shutdown() {
         closeAllSessions(emitClosed: false)
         microphone.withLock { $0?.stop(); $0 = nil }
+        speaker.withLock { $0?.stop(); $0 = nil }
         pipewire.close()
         bus.close()
         screenshots.removeIfPrivate()

@@ -37,6 +37,27 @@ struct LivePolicyTests {
         #expect(spy.stopErrors == [nil])
     }
 
+    @Test("system audio the policy no longer allows stops the recording with disabled, and the file plays")
+    func systemAudioNoLongerAllowed() async throws {
+        let h = try RecorderHarness()
+        let spy = DelegateSpy()
+        h.recorder.delegate = spy
+        try await h.recorder.startRecording(RecordingOptions().systemAudio(true))
+        try await Task.sleep(for: .seconds(1))
+        try h.writeUserPolicy("[defaults]\nmicrophone = deny\n")   // not recorded: no effect
+        try await Task.sleep(for: .seconds(1))
+        #expect(spy.stopErrors.isEmpty, "a microphone denial stopped a recording without the microphone")
+        try h.writeUserPolicy("[defaults]\nsystem-audio = deny\n")
+        #expect(await eventually(timeout: .seconds(5)) { spy.stopErrors.count == 1 }, "still recording")
+        guard case .disabled(let reason)?? = spy.stopErrors.first else {
+            Issue.record("expected disabled, got \(spy.stopErrors)")
+            return
+        }
+        #expect(reason.contains("system-audio"), "\(reason)")
+        let kept = try #require(h.recorder.keptRecording)
+        #expect(try mediaDuration(kept.file.path) > 1.5)
+    }
+
     @Test("a sink the policy no longer allows stops the recording with disabled, and the file plays")
     func sinkNoLongerAllowed() async throws {
         let h = try RecorderHarness()

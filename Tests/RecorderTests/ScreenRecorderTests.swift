@@ -120,6 +120,21 @@ struct ScreenRecorderTests {
         #expect(h.provider.startCalls == 0)
     }
 
+    @Test("system audio the policy forbids is refused with disabled, naming the key, before any portal call; without it recording starts")
+    func systemAudioDenied() async throws {
+        let h = try RecorderHarness(systemPolicy: "[defaults]\nsystem-audio = deny\n")
+        do {
+            try await h.recorder.startRecording(RecordingOptions().systemAudio(true))
+            Issue.record("expected disabled")
+        } catch {
+            guard case .disabled(let reason) = error else { Issue.record("got \(error)"); return }
+            #expect(reason.contains("system-audio = deny"), "\(reason)")
+        }
+        #expect(h.provider.startCalls == 0)
+        #expect(h.recorder.isAvailable, "only system audio is denied")
+        #expect(h.recorder.policyDecision.microphoneAllowed && !h.recorder.policyDecision.systemAudioAllowed)
+    }
+
     @Test("an unwritable output is refused before consent is asked")
     func unwritableOutputBeforeConsent() async throws {
         let h = try RecorderHarness()

@@ -12,6 +12,7 @@ struct PolicyExplainTests {
         [app:org.example.Game]
         hours = 16:00-18:00
         microphone = deny
+        system-audio = deny
 
         [exe:/usr/bin/true]
         recording = deny
@@ -42,6 +43,8 @@ struct PolicyExplainTests {
         // Each setting with the line it comes from, or the built-in default.
         #expect(lines.contains("  \(file):5: hours = 16:00-18:00  [app:org.example.Game]"))
         #expect(lines.contains("  \(file):6: microphone = deny  [app:org.example.Game]"))
+        #expect(lines.contains("system-audio = deny"), "\(r.stdout)")
+        #expect(lines.contains("  \(file):7: system-audio = deny  [app:org.example.Game]"))
         #expect(lines.contains("  \(file):2: max-duration = 30m  [defaults]"))
         #expect(lines.contains("recording = allow  (not set: built-in default)"))
     }
@@ -65,6 +68,7 @@ struct PolicyExplainTests {
         #expect(lines.first?.contains("app org.example.Other") == true)
         #expect(lines.contains("hours = always  (not set: built-in default)"))
         #expect(lines.contains("microphone = allow  (not set: built-in default)"))
+        #expect(lines.contains("system-audio = allow  (not set: built-in default)"))
         #expect(lines.contains("  \(file):2: max-duration = 30m  [defaults]"))
     }
 
@@ -72,7 +76,7 @@ struct PolicyExplainTests {
     func executable() async throws {
         let (denied, file) = try await explain(["--exe", "/usr/bin/true", "--at", "21:00"])
         #expect(denied.status == 4, "\(denied.stdout)\(denied.stderr)")
-        #expect(denied.stdout.contains("  \(file):9: recording = deny  [exe:/usr/bin/true]"), "\(denied.stdout)")
+        #expect(denied.stdout.contains("  \(file):10: recording = deny  [exe:/usr/bin/true]"), "\(denied.stdout)")
         let link = FileManager.default.temporaryDirectory.appendingPathComponent("true-link-\(getpid())")
         try? FileManager.default.removeItem(at: link)
         try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "/usr/bin/true")

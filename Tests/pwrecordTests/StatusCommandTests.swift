@@ -22,19 +22,20 @@ struct StatusCommandTests {
         let (text, json) = try await TestPortalControl.exclusively { _ in
             (try await Pwrecord.run(["status"], environment: home.env), try await Pwrecord.run(["status", "--json"], environment: home.env))
         }
-        #expect(text.status == 0 && text.stdout == "recording is available\nmicrophone: allowed\n", "\(text.stdout)\(text.stderr)")
+        #expect(text.status == 0 && text.stdout == "recording is available\nmicrophone: allowed\nsystem audio: allowed\n", "\(text.stdout)\(text.stderr)")
         #expect(json.status == 0, "\(json.stderr)")
         let object = try Self.json(json)
         #expect(object["available"] as? Bool == true)
         #expect(object["appID"] as? String == "pwrecord")
         #expect(object["microphoneAllowed"] as? Bool == true)
+        #expect(object["systemAudioAllowed"] as? Bool == true)
         #expect((object["reasons"] as? [Any])?.isEmpty == true)
         for key in ["maxDurationSeconds", "allowedSinks", "policyChangesAt"] {
             #expect(object[key] == nil, "\(key) without a policy that sets it")
         }
     }
 
-    @Test("--json carries what the policy sets for the app: microphone, maximum duration, sinks and when the hours change")
+    @Test("--json carries what the policy sets for the app: microphone, system audio, maximum duration, sinks and when the hours change")
     func policyFields() async throws {
         let home = try TestHome()
         defer { home.remove() }
@@ -48,6 +49,7 @@ struct StatusCommandTests {
         try home.writeUserPolicy("""
             [app:org.example.Limited]
             microphone = deny
+            system-audio = deny
             max-duration = 10m
             sinks = encoder, raw
             hours = \(formatter.string(from: now.addingTimeInterval(-3600)))-\(formatter.string(from: end))
@@ -61,6 +63,7 @@ struct StatusCommandTests {
         #expect(object["available"] as? Bool == true)
         #expect(object["appID"] as? String == "org.example.Limited")
         #expect(object["microphoneAllowed"] as? Bool == false)
+        #expect(object["systemAudioAllowed"] as? Bool == false)
         #expect(object["maxDurationSeconds"] as? Double == 600)
         #expect(object["allowedSinks"] as? [String] == ["encoder", "raw"])
         let changes = try #require((object["policyChangesAt"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) },
@@ -69,6 +72,7 @@ struct StatusCommandTests {
         // The section is the app's: the default app id is not limited.
         let plain = try Self.json(other)
         #expect(plain["microphoneAllowed"] as? Bool == true && plain["maxDurationSeconds"] == nil)
+        #expect(plain["systemAudioAllowed"] as? Bool == true)
     }
 
     @Test("a policy whose sinks leave out the encoder: unavailable (exit 4), since record always writes through it")

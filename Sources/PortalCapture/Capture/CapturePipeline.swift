@@ -1,14 +1,21 @@
 import Dispatch
 import Synchronization
 
-/// The capture path from PipeWire to the sinks: a `VideoCaptureStream` on the portal's connection, an optional
-/// `AudioCaptureStream` on the default daemon, the bounded `DeliveryQueue` (with frame processing) and a
-/// `StallWatchdog`, tied together with one clock.
+/// The capture path from PipeWire to the sinks: a `VideoCaptureStream` on the portal's connection, optional
+/// `AudioCaptureStream`s on the default daemon (the microphone, and "system audio": the output's monitor), the
+/// bounded `DeliveryQueue` (with frame processing, and the audio mix) and a `StallWatchdog`, tied together
+/// with one clock.
 ///
 /// Data path: PipeWire's data thread copies each frame into pooled storage and `enqueue`s it (O(1), never
 /// blocking); the delivery thread processes and hands it to the sinks. The sinks are opened when the first
 /// video frame arrives, with its format; `SinkContext.startTime` is that frame's timestamp, and audio from
 /// before it is not delivered (a chunk that straddles it is cut at the sample).
+///
+/// Audio: the sinks get one audio stream. With the microphone and system audio both, their chunks are
+/// enqueued tagged by source and mixed on the delivery thread (`AudioMixer`, `options.audioMixing`): the
+/// `process` callbacks run on PipeWire's data thread and must not block, and mixing waits for the slower
+/// source while holding the other's chunks, then converts and sums every sample; the queue's O(1) push is all
+/// the data thread does, as for video. A source that delivers nothing is silence after `maximumWait`.
 ///
 /// Pause: while paused, samples are not delivered; after `resume()` timestamps are shifted back by the time
 /// spent paused, so the output has no gap.
@@ -34,7 +41,10 @@ public final class CapturePipeline: Sendable {
     private let sinksOpened = Atomic<Bool>(false)
     /// Whether `.framesRejected` was reported (it is, once).
     private let rejectionReported = OnceFlag()
-    private let streams = Mutex<(video: VideoCaptureStream?, audio: AudioCaptureStream?, watchdog: StallWatchdog?)>((nil, nil, nil))
+    private let streams = Mutex<(video: VideoCaptureStream?, audio: AudioCaptureStream?, systemAudio: AudioCaptureStream?,
+                                 watchdog: StallWatchdog?)>((nil, nil, nil, nil))
+    /// Whether the microphone and system audio are mixed (both recorded).
+    private var mixesAudio: Bool { options.microphone != nil && options.systemAudio != nil }
 
     private struct State {
         var started = false
@@ -80,7 +90,8 @@ public final class CapturePipeline: Sendable {
 
     /// - Parameters:
     ///   - videoCore: the connection the screen-cast node lives on (the portal's fd).
-    ///   - audioCore: a connection to the default daemon, needed when `options.microphone` is set.
+    ///   - audioCore: a connection to the default daemon, needed when `options.microphone` or
+    ///     `options.systemAudio` is set.
     ///   - sinks: fed in order; each is opened at the first frame and closed exactly once by `finish()`.
     public init(videoCore: PipeWireCore, audioCore: PipeWireCore?, sinks: [any CaptureSink],
                 options: CapturePipelineOptions, onEvent: @escaping @Sendable (CapturePipelineEvent) -> Void) {
@@ -96,7 +107,8 @@ public final class CapturePipeline: Sendable {
         framePool = FramePool(maximumCount: options.zeroCopy ? 1 : options.delivery.videoCapacity + 1, prefills: true)
         let events = self.events
         let rejectionReported = self.rejectionReported
-        queue = DeliveryQueue(sinks: sinks, options: options.delivery.processing(options.processing)) { event in
+        let mixing = options.microphone != nil && options.systemAudio != nil ? options.audioMixing : nil
+        queue = DeliveryQueue(sinks: sinks, options: options.delivery.processing(options.processing).audioMixing(mixing)) { event in
             switch event {
             case .sinkFailed(let sink, let error): events.async { onEvent(.sinkFailed(sink: sink, error: error)) }
             case .formatChanged(let from, let to) where from != nil: events.async { onEvent(.formatChanged(to)) }
@@ -142,25 +154,44 @@ public final class CapturePipeline: Sendable {
                 watchdog?.frameArrived()
                 self?.deliver(frame)
             })
-        var audio: AudioCaptureStream?
-        if let mic = options.microphone, let audioCore {
+        var audio: AudioCaptureStream?, systemAudio: AudioCaptureStream?
+        if let audioCore {
             do {
-                audio = try AudioCaptureStream(
-                    core: audioCore, target: mic,
-                    eventHandler: { [weak self] event in
-                        if case .ended(let cause) = event, let mapped = Self.map(cause, stream: .audio), let self {
-                            self.events.async { self.onEvent(.microphoneLost(mapped)) }
-                        }
-                    },
-                    handler: { [weak self] buffer in self?.deliver(buffer) })
+                audio = try options.microphone.map { (target) throws(PipeWireError) in
+                    try audioStream(core: audioCore, target: target, systemAudio: false)
+                }
+                systemAudio = try options.systemAudio.map { (target) throws(PipeWireError) in
+                    try audioStream(core: audioCore, target: target, systemAudio: true)
+                }
             } catch {
+                audio?.stop()
                 video.stop()
                 throw error
             }
         }
-        streams.withLock { $0 = (video, audio, watchdog) }
+        streams.withLock { $0 = (video, audio, systemAudio, watchdog) }
         watchdog?.start()
         watchCore(videoCore)
+    }
+
+    /// The microphone's stream (mix input 0), or system audio's: the default output's monitor (mix input 1).
+    private func audioStream(core: PipeWireCore, target: PipeWireTarget, systemAudio: Bool) throws(PipeWireError) -> AudioCaptureStream {
+        var audioOptions = AudioCaptureOptions()
+        let mixInput: Int? = mixesAudio ? (systemAudio ? 1 : 0) : nil
+        if mixInput != nil { audioOptions.sampleRate = options.audioMixing.format.sampleRate }
+        if systemAudio {
+            audioOptions.captureSinkMonitor = true
+            audioOptions.nodeName = "pwrecord-system-audio"
+        }
+        return try AudioCaptureStream(
+            core: core, target: target, options: audioOptions,
+            eventHandler: { [weak self] event in
+                if case .ended(let cause) = event, let mapped = Self.map(cause, stream: .audio), let self {
+                    let lost: CapturePipelineEvent = systemAudio ? .systemAudioLost(mapped) : .microphoneLost(mapped)
+                    self.events.async { self.onEvent(lost) }
+                }
+            },
+            handler: { [weak self] buffer in self?.deliver(buffer, mixInput: mixInput) })
     }
 
     /// Stops delivering without closing anything (the timeline pauses too).
@@ -272,7 +303,8 @@ public final class CapturePipeline: Sendable {
         queue.enqueue(.video(frame))
     }
 
-    private func deliver(_ buffer: AudioBuffer) {
+    /// `mixInput`: the chunk's source in the mix, when the microphone and system audio are mixed.
+    private func deliver(_ buffer: AudioBuffer, mixInput: Int?) {
         var buffer = buffer
         var start: UInt64 = 0
         let accepted: Bool = state.withLock { s in
@@ -286,7 +318,11 @@ public final class CapturePipeline: Sendable {
             return true
         }
         guard accepted, let kept = buffer.dropping(before: start) else { return }
-        queue.enqueue(.audio(kept))
+        if let mixInput {
+            queue.enqueue(kept, mixInput: mixInput)
+        } else {
+            queue.enqueue(.audio(kept))
+        }
     }
 
     /// Opens the sinks with the first frame's processed format; false (nothing opened, the frame withheld) when
@@ -302,8 +338,14 @@ public final class CapturePipeline: Sendable {
             return false
         }
         guard sinksOpened.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return true }
-        let audioFormat: AudioFormat? = options.microphone == nil ? nil
-            : (streams.withLock { $0.audio?.currentFormat } ?? AudioFormat())
+        // Mixed audio comes in the mix's format; a single stream as negotiated (stereo F32 48 kHz until known).
+        let audioFormat: AudioFormat? = if mixesAudio {
+            options.audioMixing.outputFormat
+        } else if options.microphone != nil || options.systemAudio != nil {
+            streams.withLock { $0.audio?.currentFormat ?? $0.systemAudio?.currentFormat } ?? AudioFormat()
+        } else {
+            nil
+        }
         state.withLock { $0.sinkAudioFormat = audioFormat }
         // `format` is processed already (with the frame's own crop, which the queue cannot see): the queue
         // must not crop it again.
@@ -334,10 +376,11 @@ public final class CapturePipeline: Sendable {
     }
 
     private func stopStreams() {
-        let (video, audio, watchdog) = streams.withLock { $0 }
+        let (video, audio, systemAudio, watchdog) = streams.withLock { $0 }
         watchdog?.cancel()
         video?.stop()
         audio?.stop()
+        systemAudio?.stop()
     }
 
     private func watchCore(_ core: PipeWireCore) {

@@ -10,8 +10,10 @@ public enum CapturePipelineEvent: Sendable, Equatable {
     /// Video frames cannot be processed as the options ask (a crop that leaves nothing of the frame): reported
     /// once. Before the first frame the sinks are then not opened; later, each such frame is withheld.
     case framesRejected(FrameTransformError)
-    /// The microphone stream ended; the recording goes on without audio.
+    /// The microphone stream ended; the recording goes on without it.
     case microphoneLost(CaptureEnd)
+    /// The system audio stream (the output's monitor) ended; the recording goes on without it.
+    case systemAudioLost(CaptureEnd)
     /// Capture ended on its own (not by `finish`); reported once.
     case ended(CaptureEnd)
 }

@@ -5,6 +5,13 @@ public struct CapturePipelineOptions: Sendable {
     /// The microphone on the default PipeWire daemon (`.default` = the default source); nil = no audio.
     /// The portal's connection only sees the screen-cast nodes, so audio always uses its own connection.
     public var microphone: PipeWireTarget?
+    /// "System audio": what an output plays, read from its monitor (`AudioCaptureOptions.captureSinkMonitor`)
+    /// on the default PipeWire daemon. `.default` = the default output, `.object(name)` = that sink; nil = none.
+    public var systemAudio: PipeWireTarget?
+    /// How the microphone and system audio become the one audio stream the sinks get, when both are recorded
+    /// (mixed on the delivery thread: `DeliveryOptions.audioMixing`). Both streams are asked for its sample
+    /// rate. With one of them alone, its chunks go to the sinks as PipeWire delivers them.
+    public var audioMixing = AudioMixerOptions()
     /// Cursor compositing, masks and crop, applied on the delivery thread.
     public var processing = FrameProcessingOptions()
     /// Frames closer together than `1 / fpsCap` are dropped at the source (counted as `capped`); nil = no cap.

@@ -29,7 +29,7 @@ final class DeliveryCore: Sendable {
 
     private enum Step {
         case open(SinkContext, processed: Bool, then: (@Sendable () -> Void)?)
-        case deliver(CaptureSample)
+        case deliver(CaptureSample, mixInput: Int?)
         case wait
         case end(cancelled: Bool, at: UInt64?)
     }
@@ -38,6 +38,7 @@ final class DeliveryCore: Sendable {
     private let wakeup = ThreadWakeup()
     private let sinks: [any CaptureSink]
     private let processing: FrameProcessingOptions
+    private let audioMixing: AudioMixerOptions?
     private let poolSize: Int
     private let onEvent: @Sendable (DeliveryEvent) -> Void
 
@@ -46,6 +47,7 @@ final class DeliveryCore: Sendable {
                                                audioCapacity: options.audioCapacity)))
         self.sinks = sinks
         processing = options.processing
+        audioMixing = options.audioMixing
         poolSize = options.videoCapacity + 4
         self.onEvent = onEvent
     }
@@ -53,10 +55,10 @@ final class DeliveryCore: Sendable {
     // MARK: Producer and owner side (any thread)
 
     /// O(1), never waits for the delivery thread: takes the lock only for the push.
-    func enqueue(_ sample: CaptureSample) -> Bool {
+    func enqueue(_ sample: CaptureSample, mixInput: Int? = nil) -> Bool {
         let (accepted, dropped, wake) = state.withLock { state -> (Bool, CaptureSample?, Bool) in
             guard state.end == nil else { return (false, nil, false) }
-            let dropped = state.queue.push(sample)
+            let dropped = state.queue.push(sample, mixInput: mixInput)
             return (true, dropped, state.takeWaitingConsumer())
         }
         if wake { wakeup.signal() }
@@ -99,6 +101,10 @@ final class DeliveryCore: Sendable {
         let processor = processing.isIdentity
             ? nil : FrameProcessor(options: processing, pool: FramePool(maximumCount: poolSize))
         var fanOut = SinkFanOut(sinks: sinks, processor: processor, onEvent: onEvent)
+        // The mix is made here, not on PipeWire's data threads: it waits for the slower source (holding the
+        // other's chunks), converts and sums every sample, and allocates; the data threads only push.
+        var mixer = audioMixing.map { AudioMixer(options: $0) }
+        var lateAudioFrames = 0
         var opened = false
         while true {
             let step = state.withLock { state -> Step in
@@ -109,7 +115,7 @@ final class DeliveryCore: Sendable {
                     state.queue.discardAll()
                     return .end(cancelled: state.end == .cancel, at: nil)
                 }
-                if opened, let sample = state.queue.pop() { return .deliver(sample) }
+                if opened, let entry = state.queue.popEntry() { return .deliver(entry.sample, mixInput: entry.mixInput) }
                 if state.end == .finish { return .end(cancelled: false, at: state.endTime) }
                 state.consumerWaiting = true
                 return .wait
@@ -119,11 +125,24 @@ final class DeliveryCore: Sendable {
                 fanOut.open(context, videoIsProcessed: processed)
                 opened = true
                 then?()
-            case .deliver(let sample):
+            case .deliver(.audio(let buffer), let input?) where mixer != nil:
+                // Mutated in place through the optional (a copy would copy its pending samples).
+                for mixed in mixer?.add(buffer, input: input) ?? [] { _ = fanOut.deliver(.audio(mixed)) }
+                let late = mixer?.statistics.lateFrames.reduce(0, +) ?? 0
+                if late != lateAudioFrames {
+                    lateAudioFrames = late
+                    state.withLock { $0.queue.noteLateAudio(frames: late) }
+                }
+            case .deliver(let sample, _):
                 if !fanOut.deliver(sample) { state.withLock { $0.queue.noteRejected() } }
             case .wait:
                 wakeup.wait()
             case .end(let cancelled, let time):
+                // What the mix still holds (a source's last chunks, or the wait behind a silent one) is the end
+                // of the recording's audio; then the sinks hear where the recording stopped.
+                if opened, !cancelled, let rest = mixer?.flush() {
+                    for mixed in rest { _ = fanOut.deliver(.audio(mixed)) }
+                }
                 if let time { fanOut.ended(at: time) }
                 let outcomes = fanOut.close()
                 let (report, waiters) = state.withLock { state in

@@ -9,12 +9,17 @@ public struct DeliveryOptions: Sendable, Hashable {
     /// Cursor, masks and crop applied to each video frame on the delivery thread, after it leaves the queue
     /// (so dropped frames cost nothing) and before the sinks see it. Default: none.
     public var processing: FrameProcessingOptions
+    /// Mixing of the audio chunks enqueued with a mix source (`DeliveryQueue.enqueue(_:mixInput:)`) into one
+    /// stream, on the delivery thread, before the sinks see it. nil (the default): no mixing; such chunks are
+    /// delivered as they are.
+    public var audioMixing: AudioMixerOptions?
 
     public init(videoCapacity: Int = 8, audioCapacity: Int = 1024,
-                processing: FrameProcessingOptions = FrameProcessingOptions()) {
+                processing: FrameProcessingOptions = FrameProcessingOptions(), audioMixing: AudioMixerOptions? = nil) {
         self.videoCapacity = max(1, videoCapacity)
         self.audioCapacity = max(1, audioCapacity)
         self.processing = processing
+        self.audioMixing = audioMixing
     }
 
     public func videoCapacity(_ count: Int) -> Self {
@@ -32,6 +37,12 @@ public struct DeliveryOptions: Sendable, Hashable {
     public func processing(_ options: FrameProcessingOptions) -> Self {
         var copy = self
         copy.processing = options
+        return copy
+    }
+
+    public func audioMixing(_ options: AudioMixerOptions?) -> Self {
+        var copy = self
+        copy.audioMixing = options
         return copy
     }
 }

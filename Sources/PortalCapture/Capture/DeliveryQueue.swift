@@ -22,6 +22,10 @@ import Foundation
 /// at `start`, then the last announced), every sink gets `formatChanged` and an event reports the change.
 /// With processing, formats are those of the processed frames.
 ///
+/// **Audio mixing.** With `options.audioMixing`, chunks enqueued with a mix source are mixed into one audio
+/// stream (`AudioMixer`) on the delivery thread after they leave the queue; `finish()` delivers what the mix
+/// still holds before the sinks are closed.
+///
 /// **Sink errors.** A sink that throws is reported once through `onEvent` (`.sinkFailed`) with its first
 /// `SinkError` and receives nothing more but `close()`. Other sinks carry on.
 ///
@@ -73,6 +77,15 @@ public final class DeliveryQueue: Sendable {
     @discardableResult
     public func enqueue(_ sample: CaptureSample) -> Bool {
         core.enqueue(sample)
+    }
+
+    /// Hands over an audio chunk of mix source `mixInput` (`0..<options.audioMixing.inputs`), as `enqueue(_:)`
+    /// does. On the delivery thread it goes into the queue's `AudioMixer`, and the sinks get the mixed stream
+    /// instead (in `AudioMixerOptions.outputFormat`), up to `maximumWait` later; without `audioMixing` it is
+    /// delivered as it is.
+    @discardableResult
+    public func enqueue(_ buffer: AudioBuffer, mixInput: Int) -> Bool {
+        core.enqueue(.audio(buffer), mixInput: mixInput)
     }
 
     /// Delivers what is queued, then (given `time`, where the recording ended on the samples' timeline) calls

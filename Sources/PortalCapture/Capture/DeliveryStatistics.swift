@@ -15,6 +15,9 @@ public struct DeliveryStatistics: Sendable, Equatable, CustomStringConvertible {
     public var discarded = 0
     /// The most samples (video and audio) queued at once.
     public var highWaterMark = 0
+    /// With audio mixing: sample frames a source delivered after the mix had gone past their time (it was
+    /// more than `AudioMixerOptions.maximumWait` behind), left out of the mix.
+    public var lateAudioFrames = 0
 
     public init() {}
 
@@ -23,5 +26,6 @@ public struct DeliveryStatistics: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         "\(enqueued) enqueued, \(delivered) delivered, \(droppedVideo) video and \(droppedAudio) audio dropped, "
             + "\(rejectedVideo) rejected, \(discarded) discarded, at most \(highWaterMark) queued"
+            + (lateAudioFrames > 0 ? ", \(lateAudioFrames) late audio frames left out of the mix" : "")
     }
 }

@@ -3,11 +3,13 @@
 /// Video and audio wait in two bounded FIFOs; a ticket taken at `push` restores their interleaving at `pop`,
 /// so samples leave in the order they came. When a video frame arrives and `videoCapacity` frames are
 /// already queued, the oldest queued frame is dropped; audio gets the same treatment against its own, larger
-/// `audioCapacity`. Every operation is O(1) and allocates nothing.
+/// `audioCapacity`. Every operation is O(1) and allocates nothing. An audio chunk may carry the source it comes
+/// from in a mix (`mixInput`), for the delivery thread's `AudioMixer`.
 struct SampleQueue {
     private struct Entry {
         var ticket: UInt64
         var sample: CaptureSample
+        var mixInput: Int?
     }
 
     private var video: RingBuffer<Entry>
@@ -22,10 +24,11 @@ struct SampleQueue {
 
     var count: Int { video.count + audio.count }
 
-    /// Queues `sample`; returns the sample dropped to make room, if any (release it outside any lock).
-    mutating func push(_ sample: CaptureSample) -> CaptureSample? {
+    /// Queues `sample` (from mix source `mixInput`, if any); returns the sample dropped to make room, if any
+    /// (release it outside any lock).
+    mutating func push(_ sample: CaptureSample, mixInput: Int? = nil) -> CaptureSample? {
         var dropped: CaptureSample?
-        let entry = Entry(ticket: nextTicket, sample: sample)
+        let entry = Entry(ticket: nextTicket, sample: sample, mixInput: mixInput)
         nextTicket &+= 1
         statistics.enqueued += 1
         switch sample {
@@ -48,6 +51,11 @@ struct SampleQueue {
 
     /// The oldest queued sample, counted as delivered.
     mutating func pop() -> CaptureSample? {
+        popEntry()?.sample
+    }
+
+    /// The oldest queued sample and the mix source it comes from, counted as delivered.
+    mutating func popEntry() -> (sample: CaptureSample, mixInput: Int?)? {
         let fromVideo: Bool
         switch (video.first, audio.first) {
         case (nil, nil): return nil
@@ -56,7 +64,12 @@ struct SampleQueue {
         case (.some(let v), .some(let a)): fromVideo = v.ticket < a.ticket
         }
         statistics.delivered += 1
-        return (fromVideo ? video.popFirst() : audio.popFirst())?.sample
+        return (fromVideo ? video.popFirst() : audio.popFirst()).map { ($0.sample, $0.mixInput) }
+    }
+
+    /// The mixer has left out `frames` sample frames in all (they came too late): kept in the statistics.
+    mutating func noteLateAudio(frames: Int) {
+        statistics.lateAudioFrames = frames
     }
 
     /// A popped frame was withheld by the processor: counted as rejected instead of delivered.

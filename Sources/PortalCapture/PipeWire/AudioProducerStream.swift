@@ -7,13 +7,16 @@ import Synchronization
 public typealias AudioRenderer = @Sendable (_ samples: UnsafeMutablePointer<Float>, _ frames: Int, _ channels: Int,
                                             _ sampleRate: Int, _ firstFrame: UInt64) -> Void
 
-/// An audio source node of our own (`media.class` Audio/Source, F32 interleaved), for tests and the test
-/// backend's microphone: an output `pw_stream` (`SPA_DIRECTION_OUTPUT`, `MAP_BUFFERS`) that the graph's
-/// driver pulls, filled by `render` (default: a sine). PipeWire 0.3.65's audiotestsrc loses its buffers
-/// after a few relinks under load; this source does not.
+/// An audio node of our own (F32 interleaved) filled by `render` (default: a sine), for tests and the test
+/// backend: an output `pw_stream` (`SPA_DIRECTION_OUTPUT`, `MAP_BUFFERS`) that the graph's driver pulls. As a
+/// `.source` (`media.class` Audio/Source) it is a microphone; as `.playback` (`media.class`
+/// Stream/Output/Audio, `AUTOCONNECT`) it is an application playing sound into a sink, which the session
+/// manager links it to. PipeWire 0.3.65's audiotestsrc loses its buffers after a few relinks under load; this
+/// node does not.
 ///
-/// Clock: the node joins `node.group` `pipewire.dummy` (`clockGroup`), so PipeWire's Dummy-Driver, a timer at
-/// the audio quantum that fills the graph clock, paces it as a sound card paces a microphone. Without a group,
+/// Clock: a `.source` joins `node.group` `pipewire.dummy` (`clockGroup`), so PipeWire's Dummy-Driver, a timer at
+/// the audio quantum that fills the graph clock, paces it as a sound card paces a microphone. (A `.playback`
+/// stream is paced by its sink, as a sound card paces what plays into it.) Without a group,
 /// PipeWire 0.3.65 hands a source that has no driver of its own to the first active driver that has
 /// followers, whatever its media: on the test desktop, a video producer. The graph then ran one audio quantum
 /// (1024 frames) per video frame with an empty clock (`pw_time.now` 0): 30,720 samples a second behind a
@@ -36,9 +39,19 @@ public final class AudioProducerStream: @unchecked Sendable {
     private var stopping = false
     private var framesWritten: UInt64 = 0
 
-    /// The `node.group` of PipeWire's Dummy-Driver in its default `pipewire.conf` (`context.objects`), which the
-    /// node joins unless `properties` set another group.
+    /// The `node.group` of PipeWire's Dummy-Driver in its default `pipewire.conf` (`context.objects`), which a
+    /// `.source` joins unless `properties` set another group.
     public static let clockGroup = "pipewire.dummy"
+
+    /// What the node is to the graph.
+    public enum Role: Sendable, Equatable {
+        /// `media.class` Audio/Source, in the Dummy-Driver's group: a microphone that clients capture.
+        case source
+        /// `media.class` Stream/Output/Audio with `PW_STREAM_FLAG_AUTOCONNECT`: an application playing into
+        /// the sink whose `node.name` is `target` (`target.object`), or the default sink when nil; the
+        /// session manager links it there and the sink paces it.
+        case playback(target: String?)
+    }
 
     /// A full-scale-ish sine of `frequency` Hz on every channel.
     public static func sine(frequency: Double, amplitude: Float = 0.8) -> AudioRenderer {
@@ -51,9 +64,9 @@ public final class AudioProducerStream: @unchecked Sendable {
         }
     }
 
-    /// Creates the node (F32 only: `format.sampleFormat` must be `.f32`).
+    /// Creates the node (F32 only: `format.sampleFormat` must be `.f32`); `properties` are applied last.
     public init(core: PipeWireCore, format: AudioFormat = AudioFormat(), nodeName: String = "pwrecord-tone",
-                properties: [String: String] = [:],
+                role: Role = .source, properties: [String: String] = [:],
                 eventHandler: (@Sendable (AudioCaptureEvent) -> Void)? = nil,
                 render: @escaping AudioRenderer = AudioProducerStream.sine(frequency: 440)) throws(PipeWireError) {
         guard format.sampleFormat == .f32, format.channels >= 1, format.channels <= 64,
@@ -69,19 +82,28 @@ public final class AudioProducerStream: @unchecked Sendable {
             guard let pwCore = core.core, !core.isClosed else { throw .notConnected }
             if let failure = core.failure { throw failure }
             var props: [String: String] = [
-                PW_KEY_MEDIA_CLASS: "Audio/Source", PW_KEY_NODE_NAME: nodeName, PW_KEY_NODE_DESCRIPTION: nodeName,
+                PW_KEY_NODE_NAME: nodeName, PW_KEY_NODE_DESCRIPTION: nodeName,
                 PW_KEY_MEDIA_TYPE: "Audio", PW_KEY_AUDIO_CHANNELS: "\(format.channels)",
                 PW_KEY_AUDIO_RATE: "\(format.sampleRate)", PW_KEY_AUDIO_FORMAT: "F32LE",
-                PW_KEY_NODE_GROUP: Self.clockGroup,
             ]
+            var flags = PW_STREAM_FLAG_MAP_BUFFERS.rawValue | PW_STREAM_FLAG_RT_PROCESS.rawValue
+            switch role {
+            case .source:
+                props[PW_KEY_MEDIA_CLASS] = "Audio/Source"
+                props[PW_KEY_NODE_GROUP] = Self.clockGroup
+            case .playback(let target):
+                props[PW_KEY_MEDIA_CLASS] = "Stream/Output/Audio"
+                props[PW_KEY_MEDIA_CATEGORY] = "Playback"
+                if let target { props[PW_KEY_TARGET_OBJECT] = target }
+                flags |= PW_STREAM_FLAG_AUTOCONNECT.rawValue
+            }
             props.merge(properties) { $1 }
             let handle = try StreamHandle(core: pwCore, name: nodeName, properties: props, owner: self)
             stream = handle.stream
             let b = SPAPodBuilder()
             AudioParams.enumFormat(into: b, sampleFormat: .f32, rate: format.sampleRate, channels: format.channels)
             let rc = try b.withPods("the audio producer EnumFormat") { pods, n throws(PipeWireError) in
-                pw_stream_connect(handle.stream, SPA_DIRECTION_OUTPUT, CPW_ID_ANY,
-                                  pw_stream_flags(PW_STREAM_FLAG_MAP_BUFFERS.rawValue | PW_STREAM_FLAG_RT_PROCESS.rawValue), pods, n)
+                pw_stream_connect(handle.stream, SPA_DIRECTION_OUTPUT, CPW_ID_ANY, pw_stream_flags(flags), pods, n)
             }
             guard rc >= 0 else {
                 handle.destroy()
@@ -97,6 +119,8 @@ public final class AudioProducerStream: @unchecked Sendable {
 
     public var events: AsyncStream<AudioCaptureEvent> { lifecycle.events }
     public var nodeID: UInt32? { shared.withLock { $0.nodeID } }
+    /// `.streaming` once the graph pulls the node (for `.playback`: linked to its sink, which runs).
+    public var state: PipeWireStreamState { shared.withLock { $0.state } }
     public var endCause: PipeWireStreamEndCause? { lifecycle.endCause }
 
     /// Waits until the node has its id and the registry announced it.

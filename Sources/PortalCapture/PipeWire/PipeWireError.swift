@@ -29,6 +29,8 @@ public enum PipeWireError: Error, Equatable, Sendable, CustomStringConvertible {
     case streamEnded(PipeWireStreamEndCause)
     /// The core reported an error (`pw_core_events.error`); `res` is a negative errno (-32 = broken pipe).
     case coreError(id: UInt32, res: Int32, message: String)
+    /// The daemon refused to create an object (`pw_core_create_object`: an unknown factory, bad properties).
+    case objectCreationFailed(factory: String, message: String)
 
     public var description: String {
         switch self {
@@ -54,6 +56,8 @@ public enum PipeWireError: Error, Equatable, Sendable, CustomStringConvertible {
             return "timed out waiting for \(what); is a session manager (wireplumber) running to link the nodes?"
         case .streamEnded(let cause):
             return "the stream ended: \(cause)"
+        case .objectCreationFailed(let factory, let message):
+            return "PipeWire could not create a node with the '\(factory)' factory: \(message); check the factory name and the node's properties (`pw-cli ls Factory`)"
         case .coreError(let id, let res, let message):
             return "PipeWire core error on object \(id): \(message) (\(PipeWireError.errnoText(-res))); \(res == -EPIPE ? "the daemon went away: restart pipewire and reconnect" : "reconnect or recreate the stream")"
         }

@@ -103,6 +103,7 @@ public struct Policy: Sendable {
         return PolicyDecision(
             reasons: reasons,
             microphoneAllowed: resolved.microphone?.value != .deny,
+            systemAudioAllowed: resolved.systemAudio?.value != .deny,
             maxDuration: resolved.maxDuration?.value.duration,
             consentMemory: resolved.consentMemory?.value.duration,
             allowedSinks: resolved.sinks?.value,
@@ -123,6 +124,7 @@ public struct Policy: Sendable {
         let parts = [
             part(.recording, resolved.recording, \.rawValue, default: "allow"),
             part(.microphone, resolved.microphone, \.rawValue, default: "allow"),
+            part(.systemAudio, resolved.systemAudio, \.rawValue, default: "allow"),
             part(.maxDuration, resolved.maxDuration, \.policyDescription, default: "unlimited"),
             part(.hours, resolved.hours, \.description, default: "always"),
             part(.consentMemory, resolved.consentMemory, \.policyDescription, default: "unlimited"),

@@ -3,14 +3,16 @@ import Foundation
 /// What the policy allows one subject (user, groups, app, executable) at one moment.
 ///
 /// `nil` limits mean "no restriction". A decision made from a policy with problems (a syntax error, an
-/// untrusted file...) fails closed: unavailable, with the problems as reasons, no microphone, no sinks, no
-/// output directories, zero durations.
+/// untrusted file...) fails closed: unavailable, with the problems as reasons, no microphone, no system audio,
+/// no sinks, no output directories, zero durations.
 public struct PolicyDecision: Sendable, Equatable {
     /// Why recording is unavailable; empty when it is available. Policy problems come first (`file:line: ...`),
     /// then `recordingDenied`, then `outsideHours`.
     public let reasons: [PolicyError]
     /// Whether a microphone stream may be recorded.
     public let microphoneAllowed: Bool
+    /// Whether system audio (the default output's monitor) may be recorded.
+    public let systemAudioAllowed: Bool
     /// The longest a recording may run; nil when unlimited.
     public let maxDuration: Duration?
     /// How long a remembered consent (portal restore token) is honoured; `.zero` asks every time; nil unlimited.
@@ -23,10 +25,11 @@ public struct PolicyDecision: Sendable, Equatable {
     /// policy files can change it. A watcher re-evaluates exactly then.
     public let nextChange: Date?
 
-    public init(reasons: [PolicyError], microphoneAllowed: Bool, maxDuration: Duration?, consentMemory: Duration?,
-                allowedSinks: Set<String>?, allowedOutputDirs: [String]?, nextChange: Date?) {
+    public init(reasons: [PolicyError], microphoneAllowed: Bool, systemAudioAllowed: Bool, maxDuration: Duration?,
+                consentMemory: Duration?, allowedSinks: Set<String>?, allowedOutputDirs: [String]?, nextChange: Date?) {
         self.reasons = reasons
         self.microphoneAllowed = microphoneAllowed
+        self.systemAudioAllowed = systemAudioAllowed
         self.maxDuration = maxDuration
         self.consentMemory = consentMemory
         self.allowedSinks = allowedSinks
@@ -36,13 +39,13 @@ public struct PolicyDecision: Sendable, Equatable {
 
     /// Everything allowed, nothing limited: the decision when no policy files exist.
     public static let unrestricted = PolicyDecision(
-        reasons: [], microphoneAllowed: true, maxDuration: nil, consentMemory: nil, allowedSinks: nil,
-        allowedOutputDirs: nil, nextChange: nil)
+        reasons: [], microphoneAllowed: true, systemAudioAllowed: true, maxDuration: nil, consentMemory: nil,
+        allowedSinks: nil, allowedOutputDirs: nil, nextChange: nil)
 
     /// The fail-closed decision: unavailable for `reasons`, and nothing allowed.
     public static func failedClosed(_ reasons: [PolicyError]) -> PolicyDecision {
-        PolicyDecision(reasons: reasons, microphoneAllowed: false, maxDuration: .zero, consentMemory: .zero,
-                       allowedSinks: [], allowedOutputDirs: [], nextChange: nil)
+        PolicyDecision(reasons: reasons, microphoneAllowed: false, systemAudioAllowed: false, maxDuration: .zero,
+                       consentMemory: .zero, allowedSinks: [], allowedOutputDirs: [], nextChange: nil)
     }
 
     /// Whether recording may start now.

@@ -4,6 +4,9 @@ public enum PolicyKey: String, CaseIterable, Sendable {
     case recording
     /// `allow` | `deny`: whether a microphone stream may be recorded.
     case microphone
+    /// `allow` | `deny`: whether system audio (what the desktop plays, from the default output's monitor) may be
+    /// recorded.
+    case systemAudio = "system-audio"
     /// A duration (`30s`, `30m`, `2h`, `1h30m`) or `unlimited`: the longest a recording may run.
     case maxDuration = "max-duration"
     /// Weekly time windows (`08:00-20:00`, `mon-fri 08:00-18:00, sat 10:00-12:00`) or `always`.

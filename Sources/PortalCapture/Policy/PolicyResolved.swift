@@ -2,6 +2,7 @@
 struct PolicyResolved: Sendable, Equatable {
     var recording: PolicySourced<PolicyPermission>?
     var microphone: PolicySourced<PolicyPermission>?
+    var systemAudio: PolicySourced<PolicyPermission>?
     var maxDuration: PolicySourced<PolicyLimit>?
     var hours: PolicySourced<PolicyHours>?
     var consentMemory: PolicySourced<PolicyLimit>?
@@ -15,6 +16,7 @@ struct PolicyResolved: Sendable, Equatable {
     init(_ settings: PolicySettings, subject: PolicySubject) {
         recording = settings.recording
         microphone = settings.microphone
+        systemAudio = settings.systemAudio
         maxDuration = settings.maxDuration
         hours = settings.hours
         consentMemory = settings.consentMemory
@@ -31,6 +33,7 @@ struct PolicyResolved: Sendable, Equatable {
         var result = PolicyResolved()
         result.recording = policyTighten(recording, other.recording)
         result.microphone = policyTighten(microphone, other.microphone)
+        result.systemAudio = policyTighten(systemAudio, other.systemAudio)
         result.maxDuration = policyTighten(maxDuration, other.maxDuration)
         result.hours = policyTighten(hours, other.hours)
         result.consentMemory = policyTighten(consentMemory, other.consentMemory)
@@ -44,6 +47,7 @@ struct PolicyResolved: Sendable, Equatable {
         var result = self
         result.recording = recording ?? fallback.recording
         result.microphone = microphone ?? fallback.microphone
+        result.systemAudio = systemAudio ?? fallback.systemAudio
         result.maxDuration = maxDuration ?? fallback.maxDuration
         result.hours = hours ?? fallback.hours
         result.consentMemory = consentMemory ?? fallback.consentMemory

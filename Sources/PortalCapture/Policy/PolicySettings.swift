@@ -4,6 +4,7 @@
 struct PolicySettings: Sendable, Equatable {
     var recording: PolicySourced<PolicyPermission>?
     var microphone: PolicySourced<PolicyPermission>?
+    var systemAudio: PolicySourced<PolicyPermission>?
     var maxDuration: PolicySourced<PolicyLimit>?
     var hours: PolicySourced<PolicyHours>?
     var consentMemory: PolicySourced<PolicyLimit>?
@@ -17,10 +18,14 @@ struct PolicySettings: Sendable, Equatable {
             .badValue(file: file, line: line, key: key.rawValue, value: value, expected: expected)
         }
         switch key {
-        case .recording, .microphone:
+        case .recording, .microphone, .systemAudio:
             guard let permission = PolicyPermission(rawValue: value) else { return bad("allow or deny") }
             let sourced = PolicySourced(value: permission, sources: [source])
-            if key == .recording { recording = sourced } else { microphone = sourced }
+            switch key {
+            case .recording: recording = sourced
+            case .microphone: microphone = sourced
+            default: systemAudio = sourced
+            }
         case .maxDuration, .consentMemory:
             let limit: PolicyLimit
             if value == "unlimited" {

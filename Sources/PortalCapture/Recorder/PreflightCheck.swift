@@ -1,7 +1,7 @@
 import Foundation
 
 /// What `startRecording` checks before anyone is asked for consent, so nobody is asked for nothing: the
-/// policy (recording now, microphone, sinks, output place), the output path, and free space.
+/// policy (recording now, microphone, system audio, sinks, output place), the output path, and free space.
 struct PreflightCheck {
     var appID: String
     var options: RecordingOptions
@@ -32,7 +32,10 @@ struct PreflightCheck {
             throw .disabled(reason: decision.reasons.map(\.description).joined(separator: "; "))
         }
         if options.microphone && !decision.microphoneAllowed {
-            throw .disabled(reason: "the policy does not allow recording the microphone; record without it")
+            throw .disabled(reason: "the policy does not allow recording the microphone (microphone = deny); record without it")
+        }
+        if options.systemAudio && !decision.systemAudioAllowed {
+            throw .disabled(reason: "the policy does not allow recording system audio (system-audio = deny); record without it")
         }
         let sinkIDs = (keepsFile ? ["encoder"] : []) + options.sinks.map { spec in
             String(spec.prefix { $0 != ":" })

@@ -1,6 +1,7 @@
 import Foundation
 
-/// What to record, as a value built fluently: `RecordingOptions().source(.window).microphone(true).fps(60)`.
+/// What to record, as a value built fluently:
+/// `RecordingOptions().source(.window).microphone(true).systemAudio(true).fps(60)`.
 public struct RecordingOptions: Sendable, Equatable {
     public enum FrameRateMode: String, Sendable, Equatable {
         /// Duplicate or drop frames to exactly `fps`.
@@ -27,6 +28,11 @@ public struct RecordingOptions: Sendable, Equatable {
     public internal(set) var microphoneChoice: Bool?
     /// A PipeWire node name for the microphone; nil means the default source.
     public var microphoneNode: String?
+    /// Record "system audio" too: what the desktop plays, read from the default output's monitor (ReplayKit's
+    /// app audio, for the whole desktop). With the microphone as well, the two are mixed into one audio track.
+    public var systemAudio = false
+    /// A PipeWire sink's node name whose monitor is recorded; nil means the default output.
+    public var systemAudioNode: String?
     /// Record only this region of the stream.
     public var crop: PixelRect?
     /// Regions filled with black in every frame (drawn before cropping, in stream coordinates).
@@ -62,6 +68,9 @@ public struct RecordingOptions: Sendable, Equatable {
     public func frameRateMode(_ value: FrameRateMode) -> Self { var c = self; c.frameRateMode = value; return c }
     public func microphone(_ value: Bool, node: String? = nil) -> Self {
         var c = self; c.microphone = value; c.microphoneNode = node; return c
+    }
+    public func systemAudio(_ value: Bool, node: String? = nil) -> Self {
+        var c = self; c.systemAudio = value; c.systemAudioNode = node; return c
     }
     public func crop(_ value: PixelRect?) -> Self { var c = self; c.crop = value; return c }
     public func masks(_ value: [PixelRect]) -> Self { var c = self; c.masks = value; return c }

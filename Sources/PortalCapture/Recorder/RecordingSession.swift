@@ -122,15 +122,17 @@ final class RecordingSession: Sendable {
 
         // 3. Capture.
         var audioCore: PipeWireCore?
-        if options.microphone {
-            do { audioCore = try PipeWireCore(name: "pwrecord-microphone", remote: configuration.pipewireRemote) } catch {
+        if options.microphone || options.systemAudio {
+            do { audioCore = try PipeWireCore(name: "pwrecord-audio", remote: configuration.pipewireRemote) } catch {
                 await grant.close()
                 abandon(sinks, file, configuration.store, heldFile)
-                throw .failedToStart(reason: "cannot reach PipeWire for the microphone: \(error)")
+                let what = options.microphone ? (options.systemAudio ? "the microphone and system audio" : "the microphone") : "system audio"
+                throw .failedToStart(reason: "cannot reach PipeWire for \(what): \(error)")
             }
         }
         var pipelineOptions = CapturePipelineOptions(video: .node(id: grant.nodeID))
         pipelineOptions.microphone = options.microphone ? (options.microphoneNode.map { .object($0) } ?? .default) : nil
+        pipelineOptions.systemAudio = options.systemAudio ? (options.systemAudioNode.map { .object($0) } ?? .default) : nil
         pipelineOptions.processing = FrameProcessingOptions()
             .compositingCursor(options.cursor == .metadata)
             .masking(options.masks)
@@ -178,6 +180,8 @@ final class RecordingSession: Sendable {
             case .microphoneLost(let end):
                 // The recording goes on without sound from then on: said at the end, with the recording.
                 sessionBox.withLock { $0 }?.warn("the microphone stopped during the recording (\(end)); the sound ends there")
+            case .systemAudioLost(let end):
+                sessionBox.withLock { $0 }?.warn("the system audio stopped during the recording (\(end)); it is silent from there")
             case .formatChanged: break
             }
         }
@@ -350,7 +354,7 @@ final class RecordingSession: Sendable {
         let stats = pipeline.statistics
         var info = RecordingInfo(appID: appID, fileName: file?.lastPathComponent ?? "", created: created, duration: duration,
                                  videoFormat: state.withLock { $0.recordedFormat } ?? pipeline.videoFormat,
-                                 audioFormat: options.microphone ? (pipeline.audioFormat ?? AudioFormat()) : nil,
+                                 audioFormat: options.microphone || options.systemAudio ? (pipeline.audioFormat ?? AudioFormat()) : nil,
                                  videoFrames: stats.videoFrames, droppedFrames: stats.droppedFrames)
         let warnings = state.withLock { $0.warnings }
         info.warnings = warnings.isEmpty ? nil : warnings

@@ -14,7 +14,7 @@ import Synchronization
 /// ```
 ///
 /// Before asking the user anything, `startRecording` checks what can be checked: the policy (recording,
-/// microphone, sinks, output place, hours), the options, and free space. Then the portal's dialog asks for
+/// microphone, system audio, sinks, output place, hours), the options, and free space. Then the portal's dialog asks for
 /// consent (or a remembered choice within the policy's consent memory is reused). The recording is written
 /// to a pending file; it becomes the app's kept recording, replacing the previous one, only once the first
 /// frame has arrived. With `RecordingOptions.output` (ReplayKit's `stopRecording(withOutput:)`), it is
@@ -278,8 +278,8 @@ public final class ScreenRecorder: Sendable {
         Task { emitStopped(await finishing.value.error) }
     }
 
-    /// A policy change while recording: whatever it no longer allows (recording now, the microphone, a sink,
-    /// the output place) stops it with `disabled`; a new max duration applies from now on.
+    /// A policy change while recording: whatever it no longer allows (recording now, the microphone, system
+    /// audio, a sink, the output place) stops it with `disabled`; a new max duration applies from now on.
     private func policyChanged() {
         guard let session = state.withLock({ $0.session }) else { return }
         session.policyChanged(monitor.policyDecision)

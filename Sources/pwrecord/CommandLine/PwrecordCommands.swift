@@ -24,6 +24,7 @@ enum PwrecordCommands {
             .flag("force", help: "Overwrite the -o file when it exists."),
             .value("duration", valueName: "time", help: "Stop after this long, e.g. 5, 90s, 2m, 1h30m."),
             .flag("mic", help: "Record the microphone too."),
+            .flag("system-audio", help: "Record what the desktop plays too (mixed with --mic into one track)."),
             .value("source", valueName: "kind", help: "What to record: monitor or window.", default: "monitor",
                    domain: .oneOf(sourceKinds)),
             .value("cursor", valueName: "mode", help: "Cursor: hidden, embedded or metadata.", default: "embedded",

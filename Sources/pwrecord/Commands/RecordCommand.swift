@@ -24,6 +24,7 @@ enum RecordCommand {
         let output = parsed.value("output").map { config.outputURL(for: $0) }
         if let d = try parsed.value("duration", ValueParsers.duration) { options.maxDuration = d }
         options.microphone = parsed.flag("mic")
+        options.systemAudio = parsed.flag("system-audio")
         let source = try parsed.value("source") { s throws(ValueError) in try ValueParsers.choice(s, PwrecordCommands.sourceKinds) } ?? "monitor"
         options.sources = source == "window" ? .window : .monitor
         let cursor = try parsed.value("cursor") { s throws(ValueError) in try ValueParsers.choice(s, PwrecordCommands.cursorModes) } ?? "embedded"

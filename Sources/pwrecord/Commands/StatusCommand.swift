@@ -27,6 +27,7 @@ enum StatusCommand {
                     }
                 },
                 "microphoneAllowed": decision.microphoneAllowed,
+                "systemAudioAllowed": decision.systemAudioAllowed,
             ]
             if let d = decision.maxDuration { object["maxDurationSeconds"] = Double(d.components.seconds) }
             if let s = decision.allowedSinks { object["allowedSinks"] = s.sorted() }
@@ -37,6 +38,7 @@ enum StatusCommand {
             console.out("recording is \(availability.isAvailable ? "available" : "unavailable")")
             for reason in availability.reasons { console.out("  \(reason)") }
             console.out("microphone: \(decision.microphoneAllowed ? "allowed" : "not allowed by policy")")
+            console.out("system audio: \(decision.systemAudioAllowed ? "allowed" : "not allowed by policy")")
         }
         return ExitCode(unavailable: availability) ?? .success
     }

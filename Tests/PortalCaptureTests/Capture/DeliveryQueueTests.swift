@@ -245,4 +245,31 @@ struct DeliveryQueueTests {
         #expect(events.all == [.frameRejected(.regionOutsideFrame(region: region,
                                                                    frame: PixelRect(x: 0, y: 0, width: 2, height: 2)))])
     }
+
+    @Test("audio chunks enqueued with a mix source reach the sinks as one mixed stream, and finish hands out what the mix still holds")
+    func mixesTaggedAudio() async {
+        let sink = AudioChunkSink()
+        let queue = DeliveryQueue(sinks: [sink], options: DeliveryOptions().audioMixing(AudioMixerOptions()))
+        let t0: UInt64 = 1_000_000_000
+        queue.start(SinkContext(video: nil, audio: AudioFormat(), output: nil, startTime: t0))
+        let mono = AudioFormat(sampleFormat: .f32, sampleRate: 48_000, channels: 1)
+        func chunk(_ format: AudioFormat, _ value: Float, at n: Int) -> AudioBuffer {
+            let samples = [Float](repeating: value, count: 480 * format.channels)
+            return AudioBuffer(format: format, timestamp: t0 + UInt64(n) * 10_000_000, sequence: UInt64(n),
+                               bytes: samples.withUnsafeBytes { Array($0) })
+        }
+        for n in 0..<10 {
+            queue.enqueue(chunk(mono, 0.25, at: n), mixInput: 0)
+            if n < 5 { queue.enqueue(chunk(AudioFormat(), 0.5, at: n), mixInput: 1) }   // source 1 stops after 50 ms
+        }
+        let report = await queue.finish()
+        #expect(report.statistics.enqueued == 15)
+        #expect(sink.chunks.allSatisfy { $0.format == AudioFormat() }, "mixed into stereo F32 48 kHz")
+        #expect(sink.discontinuities().isEmpty, "\(sink.discontinuities())")
+        #expect(sink.chunks.first?.timestamp == t0)
+        let left = sink.samples(channel: 0), right = sink.samples(channel: 1)
+        #expect(left.count == 4800, "all 100 ms, the end handed out by finish")
+        #expect(left == right)
+        #expect(left.prefix(2400).allSatisfy { $0 == 0.75 } && left.suffix(2400).allSatisfy { $0 == 0.25 })
+    }
 }

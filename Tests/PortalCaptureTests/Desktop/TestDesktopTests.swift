@@ -110,6 +110,47 @@ struct TestDesktopTests {
         #expect(abs(frequency - 440) < 5, "measured \(frequency) Hz")
     }
 
+    @Test("the test speaker is an Audio/Sink named test-speaker, the default output, with test-speaker-tone linked into it")
+    func testSpeakerIsTheDefaultOutput() async {
+        let nodes = await onThread { desktop.pwCli(["ls", "Node"]) }
+        let entries = nodes.stdout.components(separatedBy: "\tid ")
+        let sink = entries.first { $0.contains("node.name = \"test-speaker\"") }
+        #expect(sink?.contains("media.class = \"Audio/Sink\"") == true, "test-speaker in: \(nodes.stdout)")
+        let tone = entries.first { $0.contains("node.name = \"test-speaker-tone\"") }
+        #expect(tone?.contains("media.class = \"Stream/Output/Audio\"") == true, "test-speaker-tone in: \(nodes.stdout)")
+        let environment = desktop.clientEnvironment
+        let defaults = await onThread {
+            ToolRun.run("/usr/bin/timeout", ["5", "/usr/bin/pw-metadata", "-n", "default", "0", "default.audio.sink"],
+                        environment: environment)
+        }
+        #expect(defaults.stdout.contains("value:'{\"name\":\"test-speaker\"}'"), "\(defaults.stdout)\(defaults.stderr)")
+        let links = await onThread { ToolRun.run("/usr/bin/timeout", ["5", "/usr/bin/pw-link", "-l"], environment: environment) }
+        for channel in ["FL", "FR"] {
+            #expect(links.stdout.contains("test-speaker-tone:output_\(channel)\n  |-> test-speaker:playback_\(channel)"),
+                    "\(links.stdout)\(links.stderr)")
+        }
+    }
+
+    @Test("recording the default output's monitor (system audio) gives the test speaker's 880 Hz tone")
+    func defaultOutputMonitorPlaysATone() async throws {
+        let file = FileManager.default.temporaryDirectory
+            .appendingPathComponent("pwrecord-test-speaker-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).wav")
+        defer { try? FileManager.default.removeItem(at: file) }
+        // No target: with stream.capture.sink WirePlumber links the recorder to the default sink's monitor.
+        let environment = desktop.clientEnvironment
+        let record = await onThread {
+            ToolRun.run("/usr/bin/timeout", ["-s", "INT", "1", "/usr/bin/pw-record", "-P", "{ stream.capture.sink = true }",
+                                             "--rate", "48000", "--channels", "1", "--format", "s16", file.path],
+                        environment: environment)
+        }
+        #expect(record.status == 124 || record.status == 0, "pw-record: \(record.stderr)")
+        let tone = try ToneMeasurement(wav: try Data(contentsOf: file))
+        #expect(tone.audibleSamples > 4800, "less than 0.1 s of sound")
+        // 0.2 of full scale on both channels; PipeWire's downmix to mono adds them at -3 dB each (0.28).
+        #expect(tone.peak > 4000 && tone.peak < 16000, "peak \(tone.peak)")
+        #expect(abs(tone.dominantFrequency - 880) <= 2, "measured \(tone.dominantFrequency) Hz")
+    }
+
     @Test("a second desktop starts in under 3 s beside the first, and after stop none of its processes remain")
     func secondDesktopStartsAndStopsCleanly() async throws {
         // Timed on the thread that waits for the script, from the call to its end.

@@ -1,4 +1,5 @@
 import Foundation
+import PortalTestSupport
 
 /// Measures the pitch of a mono 16-bit PCM WAV file (as `pw-record --channels 1 --format s16` writes it)
 /// by counting rising zero crossings, so a test can tell the test microphone's 440 Hz sine from silence.
@@ -11,6 +12,9 @@ struct ToneMeasurement: Sendable {
     var frequency: Double?
     /// The largest absolute sample value, 0...32768.
     var peak: Int
+    /// The loudest frequency in the audible part (whole Hz, by spectrum): unlike the zero-crossing count, it
+    /// does not move when a loaded machine drops some of the tone's cycles.
+    var dominantFrequency: Int
 
     enum Failure: Error, CustomStringConvertible {
         case notWAV(String)
@@ -60,6 +64,7 @@ struct ToneMeasurement: Sendable {
         sampleRate = rate
         audibleSamples = audible.count
         peak = audible.map { abs($0) }.max() ?? 0
+        dominantFrequency = ToneAnalysis.dominantFrequency(in: ArraySlice(audible.map { Float($0) / 32768 }), rate: rate)
         if crossings.count >= 2, let first = crossings.first, let last = crossings.last, last > first {
             frequency = Double(crossings.count - 1) * Double(rate) / Double(last - first)
         } else {

@@ -35,7 +35,7 @@ struct PolicyDecisionTests {
     }
 
     enum Expect: Sendable, CustomTestStringConvertible {
-        case microphone(Bool), maxDuration(Duration?), consentMemory(Duration?), sink(String, Bool)
+        case microphone(Bool), systemAudio(Bool), maxDuration(Duration?), consentMemory(Duration?), sink(String, Bool)
         case outputDirs([String]), available(Bool), nextChange(String)
 
         var testDescription: String { "\(self)" }
@@ -43,6 +43,7 @@ struct PolicyDecisionTests {
         func check(_ d: PolicyDecision) {
             switch self {
             case .microphone(let allowed): #expect(d.microphoneAllowed == allowed)
+            case .systemAudio(let allowed): #expect(d.systemAudioAllowed == allowed)
             case .maxDuration(let limit): #expect(d.maxDuration == limit)
             case .consentMemory(let limit): #expect(d.consentMemory == limit)
             case .sink(let id, let allowed): #expect(d.allowsSink(id) == allowed)
@@ -54,8 +55,10 @@ struct PolicyDecisionTests {
     }
 
     @Test("each key reaches the decision", arguments: [
-        ("microphone = deny", [Expect.microphone(false)]),
+        ("microphone = deny", [Expect.microphone(false), .systemAudio(true)]),
         ("microphone = allow", [.microphone(true)]),
+        ("system-audio = deny", [.systemAudio(false), .microphone(true), .available(true)]),
+        ("system-audio = allow", [.systemAudio(true)]),
         ("max-duration = 1h30m", [.maxDuration(.seconds(5_400))]),
         ("max-duration = unlimited", [.maxDuration(nil)]),
         ("consent-memory = 0", [.consentMemory(.zero)]),
@@ -92,6 +95,8 @@ struct PolicyDecisionTests {
             """, """
             [user:alice]
             hours = 09:00-17:00
+            [app:org.example.Game]
+            system-audio = deny
             """)
         let explanation = policy.explain(for: .alice, at: Self.now, timeZone: PolicyTestTime.utc)
         #expect(explanation.decision == policy.decision(for: .alice, at: Self.now, timeZone: PolicyTestTime.utc))
@@ -100,6 +105,8 @@ struct PolicyDecisionTests {
         #expect(recording.value == "allow")
         #expect(recording.lines == [PolicySourceLine(file: "1.conf", line: 2, section: "defaults", text: "recording = allow")])
         #expect(explanation.part(.microphone)?.value == "deny")
+        #expect(explanation.part(.systemAudio)?.value == "deny")
+        #expect(explanation.part(.systemAudio)?.lines.map { "\($0.file):\($0.line)" } == ["2.conf:4"])
         #expect(explanation.part(.hours)?.value == "09:00-17:00")
         #expect(explanation.part(.hours)?.lines.map { "\($0.file):\($0.line)" } == ["2.conf:2"])
         #expect(explanation.part(.maxDuration)?.value == "unlimited")
@@ -109,6 +116,7 @@ struct PolicyDecisionTests {
         #expect(text.contains("hours = 09:00-17:00  (next change Mon 2025-03-24 17:00:00 Z)\n  2.conf:2: hours = 09:00-17:00  [user:alice]"))
         #expect(text.contains("max-duration = unlimited  (not set: built-in default)"))
         #expect(text.contains("microphone = deny\n  1.conf:5: microphone = deny  [group:kids]"))
+        #expect(text.contains("system-audio = deny\n  2.conf:4: system-audio = deny  [app:org.example.Game]"))
     }
 
     @Test("explain of a broken policy lists the problems as reasons")

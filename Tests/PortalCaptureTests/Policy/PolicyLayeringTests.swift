@@ -57,11 +57,13 @@ struct PolicyLayeringTests {
             consent-memory = 8m
             sinks = encoder, raw
             output-dirs = ~/Videos
+            system-audio = deny
             """)
         fixture.write(fixture.dropIns + "/50-loosen.conf", """
             [user:alice]
             recording = allow
             microphone = allow
+            system-audio = allow
             max-duration = unlimited
             hours = always
             consent-memory = unlimited
@@ -72,6 +74,7 @@ struct PolicyLayeringTests {
         #expect(decision.reasons == [.recordingDenied(PolicySourceLine(
             file: fixture.system + "/policy.conf", line: 2, section: "defaults", text: "recording = deny"))])
         #expect(!decision.microphoneAllowed)
+        #expect(!decision.systemAudioAllowed)
         #expect(decision.maxDuration == .seconds(1_800))
         #expect(decision.consentMemory == .seconds(480))
         #expect(decision.allowedSinks == ["encoder", "raw"])
@@ -96,6 +99,7 @@ struct PolicyLayeringTests {
             sinks = raw, callback
             output-dirs = ~/Videos, /tmp
             microphone = deny
+            system-audio = deny
             """)
         let decision = Self.decide(fixture)
         #expect(decision.isAvailable)
@@ -103,11 +107,13 @@ struct PolicyLayeringTests {
         #expect(decision.allowedSinks == ["raw"])
         #expect(decision.allowedOutputDirs == ["/home/alice/Videos"])
         #expect(!decision.microphoneAllowed)
+        #expect(!decision.systemAudioAllowed)
         #expect(decision.nextChange == PolicyTestTime.date("2025-03-24 12:00"))
         // Someone outside the group gets only policy.conf.
         let dad = Self.decide(fixture, PolicySubject(user: "dad", groups: ["dad"], home: "/home/dad"))
         #expect(dad.maxDuration == .seconds(1_800))
         #expect(dad.microphoneAllowed)
+        #expect(dad.systemAudioAllowed)
     }
 
     @Test("the user file cannot loosen the system policy")
@@ -126,12 +132,13 @@ struct PolicyLayeringTests {
     func userFileTightens() {
         let fixture = PolicyFixture()
         fixture.write(fixture.system + "/policy.conf", "[defaults]\nmax-duration = 30m")
-        fixture.write(fixture.userFile, "[defaults]\nmax-duration = 5m\nmicrophone = deny\n[app:org.example.Game]\nrecording = deny")
+        fixture.write(fixture.userFile, "[defaults]\nmax-duration = 5m\nmicrophone = deny\nsystem-audio = deny\n[app:org.example.Game]\nrecording = deny")
         let decision = Self.decide(fixture)
         #expect(decision.maxDuration == .seconds(300))
         #expect(!decision.microphoneAllowed)
+        #expect(!decision.systemAudioAllowed)
         #expect(decision.reasons == [.recordingDenied(PolicySourceLine(
-            file: fixture.userFile, line: 5, section: "app:org.example.Game", text: "recording = deny"))])
+            file: fixture.userFile, line: 6, section: "app:org.example.Game", text: "recording = deny"))])
     }
 
     @Test("a user file alone applies even without a system directory")
@@ -203,6 +210,7 @@ struct PolicyLayeringTests {
                 + "unknown unit ' '; use s, m, h or d (e.g. 30m, 1h30m)"])
         #expect(decision == .failedClosed(decision.reasons))
         #expect(!decision.microphoneAllowed && decision.allowedSinks == [] && decision.allowedOutputDirs == [])
+        #expect(!decision.systemAudioAllowed)
     }
 
     @Test("a broken user file also makes recording unavailable")

@@ -10,6 +10,7 @@ struct PolicyParserTests {
             [defaults]
             recording = allow            # allow | deny
             microphone = deny
+            system-audio = deny
             max-duration = 30m
             hours = 08:00-20:00          # outside: unavailable
             consent-memory = 8m          # how long a remembered consent (restore token) is honoured
@@ -31,23 +32,32 @@ struct PolicyParserTests {
         let defaults = document.sections[0].settings
         #expect(defaults.recording?.value == .allow)
         #expect(defaults.microphone?.value == .deny)
+        #expect(defaults.systemAudio?.value == .deny)
         #expect(defaults.maxDuration?.value == .limited(.seconds(1_800)))
         #expect(defaults.hours?.value.description == "08:00-20:00")
         #expect(defaults.consentMemory?.value == .limited(.seconds(480)))
         #expect(defaults.sinks?.value == ["encoder", "raw"])
         #expect(defaults.outputDirs?.value == ["~/Videos"])
-        #expect(defaults.hours?.sources == [PolicySourceLine(file: "t.conf", line: 5, section: "defaults",
+        #expect(defaults.hours?.sources == [PolicySourceLine(file: "t.conf", line: 6, section: "defaults",
                                                               text: "hours = 08:00-20:00")])
     }
 
-    @Test("recording and microphone take allow or deny",
+    @Test("recording, microphone and system-audio take allow or deny",
           arguments: [("recording", "allow", PolicyPermission.allow), ("recording", "deny", .deny),
-                      ("microphone", "allow", .allow), ("microphone", "deny", .deny)])
+                      ("microphone", "allow", .allow), ("microphone", "deny", .deny),
+                      ("system-audio", "allow", .allow), ("system-audio", "deny", .deny)])
     func permissions(key: String, value: String, expected: PolicyPermission) {
         let document = PolicyDocument.test("[defaults]\n\(key) = \(value)")
         #expect(document.problems == [])
         let settings = document.sections[0].settings
-        #expect((key == "recording" ? settings.recording : settings.microphone)?.value == expected)
+        let parsed = switch key {
+        case "recording": settings.recording
+        case "microphone": settings.microphone
+        default: settings.systemAudio
+        }
+        #expect(parsed?.value == expected)
+        #expect([settings.recording, settings.microphone, settings.systemAudio].compactMap { $0 }.count == 1,
+                "\(key) sets only itself")
     }
 
     @Test("max-duration and consent-memory take durations and unlimited",
@@ -93,10 +103,12 @@ struct PolicyParserTests {
     /// Each malformed input with the exact message an administrator sees.
     static let malformed: [(text: String, message: String)] = [
         ("[defaults]\nrecordng = deny",
-         "t.conf:2: unknown key 'recordng'; known keys: recording, microphone, max-duration, hours, consent-memory, sinks, output-dirs"),
+         "t.conf:2: unknown key 'recordng'; known keys: recording, microphone, system-audio, max-duration, hours, consent-memory, sinks, output-dirs"),
         ("[defaults]\nrecording = maybe", "t.conf:2: bad value 'maybe' for 'recording': expected allow or deny"),
         ("[defaults]\nrecording = Allow", "t.conf:2: bad value 'Allow' for 'recording': expected allow or deny"),
         ("[defaults]\nmicrophone = yes", "t.conf:2: bad value 'yes' for 'microphone': expected allow or deny"),
+        ("[defaults]\nsystem-audio = on", "t.conf:2: bad value 'on' for 'system-audio': expected allow or deny"),
+        ("[defaults]\nsystem_audio = deny", "t.conf:2: unknown key 'system_audio'; known keys: recording, microphone, system-audio, max-duration, hours, consent-memory, sinks, output-dirs"),
         ("[defaults]\nmax-duration = 30x",
          "t.conf:2: bad duration '30x' for 'max-duration': unknown unit 'x'; use s, m, h or d (e.g. 30m, 1h30m)"),
         ("[defaults]\nmax-duration = 30",

@@ -79,10 +79,12 @@ struct PolicyPrecedenceTests {
 
     @Test("deny wins at equal rank: two groups, or an app and an executable section")
     func denyWinsAtEqualRank() {
-        let groups = Self.decide("[group:alice]\nrecording = allow\nmicrophone = deny\n[group:kids]\nrecording = deny\nmicrophone = allow")
-        #expect(groups.reasons == [.recordingDenied(PolicySourceLine(file: "1.conf", line: 5, section: "group:kids",
+        let groups = Self.decide("[group:alice]\nrecording = allow\nmicrophone = deny\nsystem-audio = allow\n"
+                                 + "[group:kids]\nrecording = deny\nmicrophone = allow\nsystem-audio = deny")
+        #expect(groups.reasons == [.recordingDenied(PolicySourceLine(file: "1.conf", line: 6, section: "group:kids",
                                                                       text: "recording = deny"))])
         #expect(!groups.microphoneAllowed)
+        #expect(!groups.systemAudioAllowed)
         let appExe = Self.decide("[exe:/usr/bin/game]\nrecording = deny\n[app:org.example.Game]\nrecording = allow")
         #expect(!appExe.isAvailable)
         // Order in the file does not matter.
@@ -111,6 +113,17 @@ struct PolicyPrecedenceTests {
         #expect(decision.allowedSinks == ["raw"])
         #expect(decision.allowedOutputDirs == ["/home/alice/Videos"])
         #expect(decision.nextChange == PolicyTestTime.date("2025-03-24 20:00"))
+    }
+
+    @Test("system-audio follows who and what like microphone: the user beats her groups, and an app's deny wins")
+    func systemAudioPrecedence() {
+        let userBeatsGroup = Self.decide("[group:kids]\nsystem-audio = deny\n[user:alice]\nsystem-audio = allow")
+        #expect(userBeatsGroup.systemAudioAllowed)
+        let appDenies = Self.decide("[user:alice]\nsystem-audio = allow\n[app:org.example.Game]\nsystem-audio = deny")
+        #expect(!appDenies.systemAudioAllowed)
+        #expect(appDenies.microphoneAllowed && appDenies.isAvailable, "only system audio is denied")
+        let defaultsOnly = Self.decide("[defaults]\nsystem-audio = deny\n[app:org.example.Game]\nsystem-audio = allow")
+        #expect(defaultsOnly.systemAudioAllowed, "a matching section beats [defaults]")
     }
 
     @Test("keys are decided one by one: a section that sets one key leaves the others to defaults")

@@ -22,4 +22,14 @@ struct RecordingOptionsTests {
         #expect(throws: RecordingError.self) { try RecordingOptions().crop(PixelRect(x: 0, y: 0, width: 100, height: 1)).validate() }
         try RecordingOptions().crop(PixelRect(x: 0, y: 0, width: 2, height: 2)).validate()
     }
+
+    @Test("system audio is off by default, and set fluently like the microphone, with an optional sink name")
+    func systemAudioIsFluent() throws {
+        #expect(!RecordingOptions().systemAudio)
+        let options = RecordingOptions().microphone(true).systemAudio(true)
+        #expect(options.microphone && options.systemAudio && options.systemAudioNode == nil)
+        #expect(RecordingOptions().systemAudio(true, node: "alsa_output.pci").systemAudioNode == "alsa_output.pci")
+        #expect(!options.systemAudio(false).systemAudio)
+        try options.validate()
+    }
 }
