@@ -89,6 +89,7 @@ struct RecorderAdoptionTests {
         }
         #expect(finished, "the kept recording was finalized with its duration")
         let kept = try #require(h.recorder.keptRecording)
+        #expect(await eventually { h.recorder.keptRecording?.info.inProgress == nil }, "finalized, not only followed every 2 s")
         #expect(try MediaTool.decodeVideo(kept.file.path, width: 320, height: 240).frames.count > 5)
         #expect(await eventually { streamFinished.withLock { $0 } }, "the events stream finished")
         // Nothing is recording any more: the same app can record again.

@@ -131,7 +131,7 @@ struct ScreenRecorderTests {
             #expect(reason.contains("system-audio = deny"), "\(reason)")
         }
         #expect(h.provider.startCalls == 0)
-        #expect(h.recorder.isAvailable, "only system audio is denied")
+        #expect(await h.recorder.refreshAvailability().isAvailable, "only system audio is denied")
         #expect(h.recorder.policyDecision.microphoneAllowed && !h.recorder.policyDecision.systemAudioAllowed)
     }
 

@@ -106,6 +106,12 @@ public struct AudioMixer: Sendable {
                 base = at
             }
         }
+        // Every source silent for longer than the wait (a lost microphone beside a suspended output sends
+        // nothing at all): the mix moves on to this chunk and leaves a gap in its timestamps, which sinks fill
+        // (the encoder's audio timeline does), rather than making minutes of zeros here in one chunk.
+        if let current = base, at - current > maximumWaitFrames, inputs.allSatisfy({ $0.samples.isEmpty }) {
+            base = at
+        }
         let start = base ?? at
         base = start
         if frames > 0 {

@@ -62,6 +62,7 @@ public final class CapturePipeline: Sendable {
         var capped = 0
         var videoFrames = 0
         var audioChunks = 0
+        var microphoneChunks = 0
         var firstTimestamp: UInt64?
         var lastTimestamp: UInt64 = 0
         var audioFormat: AudioFormat?
@@ -80,6 +81,8 @@ public final class CapturePipeline: Sendable {
         /// Frames handed to the delivery queue.
         public var videoFrames: Int
         public var audioChunks: Int
+        /// Of `audioChunks`, those from the microphone (the rest are system audio).
+        public var microphoneChunks: Int = 0
         /// Dropped by the queue (sinks behind), or skipped by the stream (stale or corrupted): frames lost.
         public var droppedFrames: Int
         /// Left out on purpose to keep to the fps cap (not a loss).
@@ -191,7 +194,7 @@ public final class CapturePipeline: Sendable {
                     self.events.async { self.onEvent(lost) }
                 }
             },
-            handler: { [weak self] buffer in self?.deliver(buffer, mixInput: mixInput) })
+            handler: { [weak self] buffer in self?.deliver(buffer, mixInput: mixInput, systemAudio: systemAudio) })
     }
 
     /// Stops delivering without closing anything (the timeline pauses too).
@@ -220,9 +223,9 @@ public final class CapturePipeline: Sendable {
     public var elapsed: Double {
         state.withLock { s in
             guard s.started else { return 0 }
-            if let stoppedAt = s.stoppedAt { return Double(stoppedAt &- s.startTime) / 1e9 }
-            let now = s.paused ? s.pausedAt : monotonicNanoseconds()
-            return Double(now &- s.pausedTotal &- s.startTime) / 1e9
+            // The first frame may be stamped a little ahead of now (`timestampTolerance`): never negative.
+            let end = s.stoppedAt ?? ((s.paused ? s.pausedAt : monotonicNanoseconds()) &- s.pausedTotal)
+            return end > s.startTime ? Double(end - s.startTime) / 1e9 : 0
         }
     }
 
@@ -231,14 +234,14 @@ public final class CapturePipeline: Sendable {
         let q = queue.statistics
         let skipped = streams.withLock { $0.video?.statistics.framesSkipped ?? 0 }
         let duration = s.firstTimestamp.map { Double(s.lastTimestamp &- $0) / 1e9 } ?? 0
-        return Statistics(videoFrames: s.videoFrames, audioChunks: s.audioChunks,
+        return Statistics(videoFrames: s.videoFrames, audioChunks: s.audioChunks, microphoneChunks: s.microphoneChunks,
                           droppedFrames: q.droppedVideo + q.rejectedVideo + skipped, cappedFrames: s.capped, duration: duration)
     }
 
     /// The video stream's own counters (borrowed and copied frames, skips), once started.
     public var videoStreamStatistics: VideoCaptureStatistics? { streams.withLock { $0.video?.statistics } }
 
-    /// The audio format the sinks were opened with (the file's), once they are; nil without a microphone.
+    /// The audio format the sinks were opened with (the file's), once they are; nil without audio.
     public var audioFormat: AudioFormat? { state.withLock { $0.sinkAudioFormat } }
 
     /// The negotiated video format, once known.
@@ -303,8 +306,9 @@ public final class CapturePipeline: Sendable {
         queue.enqueue(.video(frame))
     }
 
-    /// `mixInput`: the chunk's source in the mix, when the microphone and system audio are mixed.
-    private func deliver(_ buffer: AudioBuffer, mixInput: Int?) {
+    /// `mixInput`: the chunk's source in the mix, when the microphone and system audio are mixed; `systemAudio`:
+    /// whether it comes from the output's monitor rather than the microphone.
+    private func deliver(_ buffer: AudioBuffer, mixInput: Int?, systemAudio: Bool) {
         var buffer = buffer
         var start: UInt64 = 0
         let accepted: Bool = state.withLock { s in
@@ -314,6 +318,7 @@ public final class CapturePipeline: Sendable {
             guard buffer.timestamp &+ buffer.duration > s.startTime else { return false }
             start = s.startTime
             s.audioChunks += 1
+            if !systemAudio { s.microphoneChunks += 1 }
             if s.audioFormat == nil { s.audioFormat = buffer.format }
             return true
         }

@@ -14,7 +14,8 @@ public struct CapturePipelineOptions: Sendable {
     public var audioMixing = AudioMixerOptions()
     /// Cursor compositing, masks and crop, applied on the delivery thread.
     public var processing = FrameProcessingOptions()
-    /// Frames closer together than `1 / fpsCap` are dropped at the source (counted as `capped`); nil = no cap.
+    /// At most this many frames per second on average (`FrameRateCap`); frames left out are counted as capped,
+    /// not dropped. nil = no cap.
     public var fpsCap: Int?
     /// Ask PipeWire for this rate; the producer may still send less.
     public var preferredFrameRate = FrameRate(60)

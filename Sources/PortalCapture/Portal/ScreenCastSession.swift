@@ -123,6 +123,13 @@ public final class ScreenCastSession: Sendable, CustomStringConvertible {
     /// closed does nothing more (its `AccessDenied` answer is expected and ignored).
     public func close() async {
         guard lifecycle.finish(.byClient) else { return }
+        // A cancelled task (a start given up, say) would cancel the call before it is sent: send it without
+        // waiting for the reply then, so the portal's session does not outlive the caller's interest.
+        if Task.isCancelled {
+            try? connection.send(destination: DesktopPortal.busName, path: handle,
+                                 interface: DesktopPortal.sessionInterface, member: "Close")
+            return
+        }
         _ = try? await connection.call(destination: DesktopPortal.busName, path: handle,
                                        interface: DesktopPortal.sessionInterface, member: "Close",
                                        timeout: timeouts.call)

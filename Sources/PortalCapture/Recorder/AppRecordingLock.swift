@@ -22,13 +22,18 @@ final class AppRecordingLock: Sendable {
         let path = directory + "/.lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw .filePermissions(path: path, reason: String(cString: strerror(errno))) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            let err = errno
-            Glibc.close(fd)
-            if err == EWOULDBLOCK { throw .attemptToStartInRecordingState }
-            throw .filePermissions(path: path, reason: String(cString: strerror(err)))
+        // `isHeld` and `discard` take the lock for a moment to look: a start meeting one of them tries again
+        // (for up to 50 ms), so only a recording that really runs makes it fail.
+        var err: Int32 = 0
+        for attempt in 0..<10 {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return AppRecordingLock(fd: fd) }
+            err = errno
+            guard err == EWOULDBLOCK || err == EINTR else { break }
+            if attempt < 9 { usleep(5_000) }
         }
-        return AppRecordingLock(fd: fd)
+        Glibc.close(fd)
+        if err == EWOULDBLOCK { throw .attemptToStartInRecordingState }
+        throw .filePermissions(path: path, reason: String(cString: strerror(err)))
     }
 
     /// Lets go of the lock (the descriptor closes when the lock goes). Idempotent.

@@ -55,7 +55,7 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
         case .filePermissions(let path, let reason):
             "cannot write \(path): \(reason); choose a writable output path"
         case .attemptToStartInRecordingState:
-            "a recording is already running; stop it first"
+            "a recording is already running (this app id's, perhaps in another process); stop it first"
         case .attemptToStopNonRecording:
             "no recording is running"
         case .invalidParameter(let what):

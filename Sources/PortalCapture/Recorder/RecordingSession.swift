@@ -179,7 +179,7 @@ final class RecordingSession: Sendable {
                 if !firstFrame.reject(error) { deliverEnd(.failed(reason: error.description)) }
             case .microphoneLost(let end):
                 // The recording goes on without sound from then on: said at the end, with the recording.
-                sessionBox.withLock { $0 }?.warn("the microphone stopped during the recording (\(end)); the sound ends there")
+                sessionBox.withLock { $0 }?.warn("the microphone stopped during the recording (\(end)); it is silent from there")
             case .systemAudioLost(let end):
                 sessionBox.withLock { $0 }?.warn("the system audio stopped during the recording (\(end)); it is silent from there")
             case .formatChanged: break
@@ -221,8 +221,14 @@ final class RecordingSession: Sendable {
         if let file, destination == nil {
             var info = session.info(duration: 0)
             info.inProgress = true
-            let recording = try configuration.store.keep(file, info: info)
-            session.state.withLock { $0.kept = recording }
+            do {
+                let recording = try configuration.store.keep(file, info: info)
+                session.state.withLock { $0.kept = recording }
+            } catch {
+                // Not kept (its info could not be written): the start fails and leaves nothing behind.
+                _ = await session.finish(error: nil, keep: false)
+                throw error
+            }
         }
         let early = sessionBox.withLock { box in
             box = session
@@ -369,7 +375,7 @@ final class RecordingSession: Sendable {
     /// A microphone asked for that sent nothing for a whole recording (none connected, or the default input
     /// pointing at a device that is gone) leaves a silent track: the recording worked, but the user must know.
     private func checkMicrophoneSentSound() {
-        guard options.microphone, pipeline.statistics.audioChunks == 0, pipeline.elapsed >= 1 else { return }
+        guard options.microphone, pipeline.statistics.microphoneChunks == 0, pipeline.elapsed >= 1 else { return }
         warn("the microphone sent no sound, so the recording's audio track is silent; check that a microphone is "
              + "connected and chosen as the default input ('wpctl status')")
     }

@@ -87,8 +87,12 @@ public struct RecordingStore: Sendable {
     /// recording that replaced it).
     @discardableResult
     public func discard(appID: String, file: URL? = nil) -> Bool {
-        guard Self.isValidAppID(appID), !AppRecordingLock.isHeld(in: root.appendingPathComponent(appID).path),
-              let kept = kept(for: appID) else { return false }
+        let dir = root.appendingPathComponent(appID)
+        // Under the app's lock: a recording cannot start (and replace the kept one) while this looks and deletes.
+        guard Self.isValidAppID(appID), FileManager.default.fileExists(atPath: dir.path),
+              let lock = try? AppRecordingLock.acquire(in: dir.path) else { return false }
+        defer { lock.release() }
+        guard let kept = kept(for: appID) else { return false }
         if let file, file.standardizedFileURL.path != kept.file.standardizedFileURL.path { return false }
         removeKept(kept)
         return true

@@ -211,6 +211,9 @@ public final class ScreenRecorder: Sendable {
     // MARK: internals
 
     private func start(_ options: RecordingOptions, extraSinks: [any CaptureSink], captureOnly: Bool = false) async throws(RecordingError) {
+        // A recording that ended on its own may still be finishing (it holds the app's lock until its file is
+        // final): a new one starts after it, as it would after `stopRecording`.
+        if let finishing = state.withLock({ $0.finishing }) { _ = await finishing.value }
         let microphone = state.withLock { s -> Bool? in
             guard s.session == nil, !s.starting else { return nil }
             s.starting = true

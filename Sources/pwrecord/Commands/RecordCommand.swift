@@ -132,14 +132,16 @@ enum RecordCommand {
         }
         stops.onStop { start.cancel() }
         if let error = await start.value {
-            if stops.stopRequested {
-                console.error("stopped before the recording started (\(error == .userDeclined ? "while waiting for consent" : error.description)); nothing was recorded")
+            // A cancelled start reads as declined: the user said no, with Ctrl-C instead of the dialog.
+            if stops.stopRequested, error == .userDeclined {
+                console.error("stopped before the recording started (while waiting for consent); nothing was recorded")
                 return .declined
             }
             console.error(error.description)
             return ExitCode(error)
         }
         stops.onStop(nil)
+        stops.enablePauses()
         console.note("recording\(limitNote(plan.options.maxDuration, policy: recorder.policyDecision.maxDuration)); "
                      + "Ctrl-C stops, SIGUSR1 pauses, SIGUSR2 resumes")
         let notification = DesktopNotification.show(summary: "Recording the screen", body: "pwrecord is recording; Ctrl-C in its terminal stops it.")

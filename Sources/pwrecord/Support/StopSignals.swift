@@ -15,8 +15,15 @@ final class StopSignals: @unchecked Sendable {
     let signals: AsyncStream<Signal>
     private let continuation: AsyncStream<Signal>.Continuation
     private var sources: [DispatchSourceSignal] = []
-    /// Whether a stop signal came, and what to do at once when one comes (besides yielding it).
-    private let stopState = Mutex<(requested: Bool, action: (@Sendable () -> Void)?)>((false, nil))
+    /// Whether a stop signal came, what to do at once when one comes (besides yielding it), and whether pause
+    /// and resume are passed on yet (before the recording has started they mean nothing and are dropped, not
+    /// kept to pause it the moment it starts).
+    private struct StopState {
+        var requested = false
+        var action: (@Sendable () -> Void)?
+        var pausesEnabled = false
+    }
+    private let stopState = Mutex(StopState())
 
     init() {
         (signals, continuation) = AsyncStream<Signal>.makeStream()
@@ -25,11 +32,14 @@ final class StopSignals: @unchecked Sendable {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { [weak self, continuation] in
-                if meaning == .stop, let self {
+                guard let self else { return }
+                if meaning == .stop {
                     self.stopState.withLock { s -> (@Sendable () -> Void)? in
                         s.requested = true
                         return s.action
                     }?()
+                } else if !self.stopState.withLock({ $0.pausesEnabled }) {
+                    return
                 }
                 continuation.yield(meaning)
             }
@@ -50,6 +60,9 @@ final class StopSignals: @unchecked Sendable {
         }
         if now { action?() }
     }
+
+    /// From now on SIGUSR1 and SIGUSR2 are passed on (call it once the recording runs).
+    func enablePauses() { stopState.withLock { $0.pausesEnabled = true } }
 
     func cancel() {
         sources.forEach { $0.cancel() }

@@ -37,6 +37,19 @@ struct AudioMixerTests {
         return out
     }
 
+    @Test("after every source was silent for ten minutes, the next chunk comes out on its own, not after ten minutes of zeros made in one piece")
+    func longSilenceOfEverySourceLeavesAGap() {
+        var mixer = AudioMixer()
+        _ = mixer.add(Self.constant(0.1, at: Self.time(ms: 0), frames: 480), input: 0)
+        _ = mixer.add(Self.constant(0.1, at: Self.time(ms: 0), frames: 480), input: 1)
+        let later = Self.time(ms: 600_000)
+        var out = mixer.add(Self.constant(0.2, at: later, frames: 480), input: 0)
+        out += mixer.flush()
+        let frames = out.reduce(0) { $0 + $1.frameCount }
+        #expect(frames <= 480 + 4800, "\(frames) frames handed out")
+        #expect(out.last.map { $0.timestamp + $0.duration } == later + 10_000_000)   // 480 frames: 10 ms
+    }
+
     @Test("chunks of two sources with the same timestamps come out as one chunk, summed sample by sample")
     func sumsAlignedChunks() {
         var mixer = AudioMixer()

@@ -52,6 +52,20 @@ struct PortalLifecycleDesktopTests {
         }
     }
 
+    @Test("a start cancelled while the dialog is open (Start never answered) closes its session at the backend")
+    func cancelledStartClosesItsSession() async throws {
+        try await TestPortalControl.exclusively { control in
+            let before = try await control.stat("live_sessions")
+            try await control.setNextResponse("Start", 3)
+            let pending = Task { await portalError { _ = try await portal().start(ScreenCastOptions().sources(.monitor), appID: "org.example.Cancel") } }
+            #expect(await eventually { (try? await control.stat("live_sessions")) == before + 1 })
+            pending.cancel()
+            #expect(await pending.value == .cancelled)
+            #expect(await eventually { (try? await control.stat("live_sessions")) == before },
+                    "the session outlived its cancelled start: Session.Close was not sent")
+        }
+    }
+
     // MARK: Session.Close
 
     @Test("close() ends the session at the backend")
