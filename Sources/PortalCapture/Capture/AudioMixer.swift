@@ -106,11 +106,13 @@ public struct AudioMixer: Sendable {
                 base = at
             }
         }
-        // Every source silent for longer than the wait (a lost microphone beside a suspended output sends
-        // nothing at all): the mix moves on to this chunk and leaves a gap in its timestamps, which sinks fill
-        // (the encoder's audio timeline does), rather than making minutes of zeros here in one chunk.
-        if let current = base, at - current > maximumWaitFrames, inputs.allSatisfy({ $0.samples.isEmpty }) {
-            base = at
+        // Every source silent for over a second (a lost microphone beside a suspended output sends nothing at
+        // all, for minutes maybe): the mix moves on to just before this chunk and leaves a gap in its timestamps,
+        // which sinks fill (the encoder's audio timeline does), rather than making minutes of zeros here in one
+        // piece. It keeps `maximumWait` before the chunk, so another source's samples for that time still fit;
+        // a shorter silence (a starved thread) is filled here as before.
+        if let current = base, at - current > Int64(rate), inputs.allSatisfy({ $0.samples.isEmpty }) {
+            base = at - maximumWaitFrames
         }
         let start = base ?? at
         base = start
