@@ -80,7 +80,8 @@ public struct PolicyDecision: Sendable, Equatable {
         return allowsFolder(url.deletingLastPathComponent().path) && allowsOutput(path)
     }
 
-    private func allowsFolder(_ dir: String) -> Bool {
+    /// Whether `dir` (resolved) lies inside an allowed output folder.
+    func allowsFolder(_ dir: String) -> Bool {
         guard let allowed = allowedOutputDirs else { return true }
         guard let resolved = PolicyPath.resolve(dir) else { return false }
         return allowed.contains { PolicyPath.isInside(resolved, $0) }

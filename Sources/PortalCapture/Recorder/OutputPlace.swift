@@ -14,7 +14,7 @@ public enum OutputPlace {
     /// name itself leads elsewhere, through a symlink.
     public static func refusal(placing path: String, _ decision: PolicyDecision) -> String {
         let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        if decision.allowsOutput(dir + "/.pwrecord-probe") {
+        if decision.allowsFolder(dir) {
             return "the policy allows saving recordings only in \(allowed(decision)), and \(path) leads elsewhere (a symlink?)"
         }
         return "the policy does not allow saving recordings in \(dir) (allowed: \(allowed(decision)))"

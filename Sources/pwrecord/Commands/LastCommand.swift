@@ -22,10 +22,7 @@ enum LastCommand {
             }
             do throws(RecordingError) {
                 // The policy's output-dirs govern saving as they govern recording with -o.
-                let decision: PolicyDecision
-                do { decision = Policy.load(policy).decision(for: try PolicySubject.current(appID: appID)) } catch {
-                    throw RecordingError.disabled(reason: "cannot tell who is saving, so the policy cannot be applied: \(error)")
-                }
+                let decision = try PolicyInForce.decision(appID: appID, locations: policy, doing: "saving")
                 try recording.save(to: dest, overwrite: parsed.flag("force"), allowedBy: decision)
             } catch {
                 console.error(error.description)

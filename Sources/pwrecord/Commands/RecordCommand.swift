@@ -44,9 +44,10 @@ enum RecordCommand {
             }
             container = ext
         }
-        options.container = container ?? config.container ?? "mkv"
-        // WebM takes VP9 or AV1 only: there the default is VP9, so `-o talk.webm` works as it reads.
-        options.codec = codec ?? (options.container == "webm" ? "vp9" : "h264")
+        // The container's precedence is the command's (--container, then -o's extension, then the config);
+        // left unset, RecordingOptions picks mkv, and a codec fitting the container (vp9 in webm).
+        if let container = container ?? config.container { options.container = container }
+        if let codec { options.codec = codec }
         try checkCodecFitsContainer(options, parsed: parsed, config: config)
         if let crop = try parsed.value("crop", ValueParsers.rect) { options.crop = PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height) }
         options.masks = try parsed.all("mask", ValueParsers.rect).map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }

@@ -15,8 +15,8 @@ enum ScreenshotCommand {
     /// `max-duration`, `microphone` and `sinks` do not (there are none in a screenshot). Fails closed.
     static func policyRefusal(output: URL) -> RecordingError? {
         let decision: PolicyDecision
-        do { decision = Policy.load(PolicyLocations()).decision(for: try PolicySubject.current(appID: "pwrecord")) } catch {
-            return .disabled(reason: "cannot tell who is taking the screenshot, so the policy cannot be applied: \(error)")
+        do throws(RecordingError) { decision = try PolicyInForce.decision(appID: "pwrecord", doing: "taking the screenshot") } catch {
+            return error
         }
         guard decision.isAvailable else {
             return .disabled(reason: decision.reasons.map(\.description).joined(separator: "; "))
