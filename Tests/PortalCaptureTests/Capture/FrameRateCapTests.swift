@@ -1,4 +1,5 @@
 import Testing
+import PortalTestSupport
 @testable import PortalCapture
 
 @Suite("FrameRateCap: at most the cap, and as close to it as the source allows")
@@ -6,7 +7,7 @@ struct FrameRateCapTests {
     /// Frames kept per second from `source` fps over 20 s, each frame off its slot by up to ±2 ms.
     private func keptRate(source: Int, cap: Int) -> Double {
         var limiter = FrameRateCap()
-        var rng = SplitMix(seed: UInt64(source * 1000 + cap))
+        var rng = SplitMix64(seed: UInt64(source * 1000 + cap))
         var kept = 0
         for i in 0..<(source * 20) {
             let slot = UInt64(i) * 1_000_000_000 / UInt64(source) + 10_000_000
@@ -31,18 +32,5 @@ struct FrameRateCapTests {
         let kept = [0, 100, 5_000, 5_016, 5_050].map { limiter.keeps(UInt64($0) * ms, cap: 10) }
         // 5000: the first after 4.9 s with nothing; 5016: 16 ms later, too soon; 5050: half an interval on.
         #expect(kept == [true, true, true, false, true])
-    }
-}
-
-/// A small deterministic generator for test jitter.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
