@@ -61,6 +61,22 @@ struct RecordOptionsTests {
         #expect(near(120, 100, TestPattern.yellow), "yellow: \(frame.rgb(x: 120, y: 100))")
     }
 
+    @Test("an odd crop is written at the even size below it (4:2:0), and the summary and 'last info' say the file's size")
+    func oddCropReportsEncodedSize() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let r = try await TestPortalControl.exclusively { _ in
+            try await Pwrecord.run(["record", "--duration", "1", "--crop", "0,0,101,77"], environment: home.env)
+        }
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(", 100x76, "), "\(r.stdout)")
+        let info = try await Pwrecord.run(["last", "info"], environment: home.env)
+        #expect(info.stdout.contains("video: 100x76,"), "\(info.stdout)")
+        let file = try #require(info.stdout.split(separator: "\n").first?.dropFirst("file: ".count).description)
+        let video = try #require(try MediaTool.probe(file).first { $0.type == "video" })
+        #expect(video.width == 100 && video.height == 76, "\(video)")
+    }
+
     @Test("a crop outside the source fails at the first frame: exit 2 naming the crop, and no file is left")
     func cropOutsideSource() async throws {
         let home = try TestHome()

@@ -98,6 +98,7 @@ final class EncodingPipeline: @unchecked Sendable {
     func result() -> SinkResult {
         SinkResult(files: [settings.output], videoFrames: video?.encoded ?? 0,
                    audioFrames: Int(audio?.inputFrames ?? 0), bytesWritten: file.size,
-                   droppedFrames: video?.dropped ?? 0, duplicatedFrames: video?.duplicated ?? 0)
+                   droppedFrames: video?.dropped ?? 0, duplicatedFrames: video?.duplicated ?? 0,
+                   encodedSize: settings.video.map { SinkResult.EncodedSize(width: $0.width, height: $0.height) })
     }
 }

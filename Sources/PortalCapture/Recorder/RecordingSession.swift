@@ -295,6 +295,13 @@ final class RecordingSession: Sendable {
         }
         let report = await pipeline.finish()
         checkMicrophoneSentSound()
+        // The file's picture size is the encoder's (4:2:0 cuts an odd size to even), which the info then says.
+        if let size = report.outcomes.first(where: { $0.sink == "encoder" })?.result?.encodedSize {
+            state.withLock { s in
+                s.recordedFormat?.width = size.width
+                s.recordedFormat?.height = size.height
+            }
+        }
         defer { held.close() }   // after the file is put in place, through it
         await grant.close()
         audioCore?.close()

@@ -64,14 +64,24 @@ public struct SinkResult: Sendable, Equatable {
     public var droppedFrames: Int
     /// Frames written more than once to keep a constant frame rate (CFR).
     public var duplicatedFrames: Int
+    /// The picture size written, when the sink changed it (an encoder with 4:2:0 chroma cuts an odd size to even).
+    public var encodedSize: EncodedSize?
+
+    /// A picture size in pixels.
+    public struct EncodedSize: Sendable, Equatable {
+        public var width: Int
+        public var height: Int
+        public init(width: Int, height: Int) { self.width = width; self.height = height }
+    }
 
     public init(files: [String] = [], videoFrames: Int = 0, audioFrames: Int = 0, bytesWritten: Int64 = 0,
-                droppedFrames: Int = 0, duplicatedFrames: Int = 0) {
+                droppedFrames: Int = 0, duplicatedFrames: Int = 0, encodedSize: EncodedSize? = nil) {
         self.files = files
         self.videoFrames = videoFrames
         self.audioFrames = audioFrames
         self.bytesWritten = bytesWritten
         self.droppedFrames = droppedFrames
         self.duplicatedFrames = duplicatedFrames
+        self.encodedSize = encodedSize
     }
 }
