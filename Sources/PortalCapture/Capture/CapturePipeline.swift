@@ -44,7 +44,10 @@ public final class CapturePipeline: Sendable {
     private let streams = Mutex<(video: VideoCaptureStream?, audio: AudioCaptureStream?, systemAudio: AudioCaptureStream?,
                                  watchdog: StallWatchdog?)>((nil, nil, nil, nil))
     /// Whether the microphone and system audio are mixed (both recorded).
-    private var mixesAudio: Bool { options.microphone != nil && options.systemAudio != nil }
+    private var mixesAudio: Bool { Self.mixesAudio(options) }
+    private static func mixesAudio(_ options: CapturePipelineOptions) -> Bool {
+        options.microphone != nil && options.systemAudio != nil
+    }
 
     private struct State {
         var started = false
@@ -65,7 +68,6 @@ public final class CapturePipeline: Sendable {
         var microphoneChunks = 0
         var firstTimestamp: UInt64?
         var lastTimestamp: UInt64 = 0
-        var audioFormat: AudioFormat?
         /// The audio format the sinks were opened with (what the file holds), nil without audio.
         var sinkAudioFormat: AudioFormat?
 
@@ -110,7 +112,7 @@ public final class CapturePipeline: Sendable {
         framePool = FramePool(maximumCount: options.zeroCopy ? 1 : options.delivery.videoCapacity + 1, prefills: true)
         let events = self.events
         let rejectionReported = self.rejectionReported
-        let mixing = options.microphone != nil && options.systemAudio != nil ? options.audioMixing : nil
+        let mixing = Self.mixesAudio(options) ? options.audioMixing : nil
         queue = DeliveryQueue(sinks: sinks, options: options.delivery.processing(options.processing).audioMixing(mixing)) { event in
             switch event {
             case .sinkFailed(let sink, let error): events.async { onEvent(.sinkFailed(sink: sink, error: error)) }
@@ -259,11 +261,8 @@ public final class CapturePipeline: Sendable {
     /// Stops the streams, delivers what is queued, closes every sink and returns their outcomes. Safe to call
     /// more than once (later calls return the same report) and after `.ended`.
     public func finish() async -> DeliveryReport {
-        let end = state.withLock { s -> UInt64? in
-            s.finished = true
-            s.noteStop()
-            return s.started ? s.stoppedAt : nil
-        }
+        stopAccepting()
+        let end = state.withLock { $0.started ? $0.stoppedAt : nil }
         stopStreams()
         if sinksOpened.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
             // No frame ever arrived: open the sinks with what is known so they can finalize, then close.
@@ -319,7 +318,6 @@ public final class CapturePipeline: Sendable {
             start = s.startTime
             s.audioChunks += 1
             if !systemAudio { s.microphoneChunks += 1 }
-            if s.audioFormat == nil { s.audioFormat = buffer.format }
             return true
         }
         guard accepted, let kept = buffer.dropping(before: start) else { return }

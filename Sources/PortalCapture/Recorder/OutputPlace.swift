@@ -19,4 +19,17 @@ public enum OutputPlace {
         }
         return "the policy does not allow saving recordings in \(dir) (allowed: \(allowed(decision)))"
     }
+
+    /// `disabled` with `refusal(placing:_:)` unless the policy lets a file be put at `path`
+    /// (`PolicyDecision.allowsPlacing`): a recording's output, a saved copy, a screenshot.
+    public static func check(placing path: String, _ decision: PolicyDecision) throws(RecordingError) {
+        guard decision.allowsPlacing(at: path) else { throw .disabled(reason: refusal(placing: path, decision)) }
+    }
+
+    /// `disabled` with every reason the policy gives, unless it allows capturing the screen now.
+    public static func checkAvailable(_ decision: PolicyDecision) throws(RecordingError) {
+        guard decision.isAvailable else {
+            throw .disabled(reason: decision.reasons.map(\.description).joined(separator: "; "))
+        }
+    }
 }

@@ -28,9 +28,7 @@ struct PreflightCheck {
     /// What the policy says of this recording, without touching any file: checked before consent, and again
     /// whenever the policy changes while it runs (a tightened policy stops it).
     func checkPolicy() throws(RecordingError) {
-        guard decision.isAvailable else {
-            throw .disabled(reason: decision.reasons.map(\.description).joined(separator: "; "))
-        }
+        try OutputPlace.checkAvailable(decision)
         if options.microphone && !decision.microphoneAllowed {
             throw .disabled(reason: "the policy does not allow recording the microphone (microphone = deny); record without it")
         }
@@ -43,9 +41,7 @@ struct PreflightCheck {
         if let denied = sinkIDs.first(where: { !decision.allowsSink($0) }) {
             throw .disabled(reason: "the policy does not allow the '\(denied)' sink (allowed: \(decision.allowedSinks.map { $0.sorted().joined(separator: ", ") } ?? "any"))")
         }
-        if let output = options.output, !decision.allowsPlacing(at: output.path) {
-            throw .disabled(reason: OutputPlace.refusal(placing: output.path, decision))
-        }
+        if let output = options.output { try OutputPlace.check(placing: output.path, decision) }
         try checkSinkOutputs()
         if keepsFile && options.output == nil {
             try checkStoreLocation()

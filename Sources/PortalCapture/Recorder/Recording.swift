@@ -45,9 +45,7 @@ public struct Recording: Sendable, Equatable {
     /// `save(to:overwrite:)` where the policy's `output-dirs` allow it (the same rule as a recording's output);
     /// `disabled` naming the allowed folders otherwise.
     public func save(to destination: URL, overwrite: Bool = false, allowedBy decision: PolicyDecision) throws(RecordingError) {
-        guard decision.allowsPlacing(at: destination.path) else {
-            throw .disabled(reason: OutputPlace.refusal(placing: destination.path, decision))
-        }
+        try OutputPlace.check(placing: destination.path, decision)
         try save(to: destination, overwrite: overwrite)
     }
 

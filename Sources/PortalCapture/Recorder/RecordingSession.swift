@@ -315,16 +315,12 @@ final class RecordingSession: Sendable {
             if destination == nil, let kept = state.withLock({ $0.kept }) { configuration.store.removeKept(kept) }
             unlink(file.path)
         } else if keep, let file, let destination {
-            var info = info(duration: pipeline.elapsed)
-            info.droppedFrames = pipeline.statistics.droppedFrames + report.statistics.dropped
-            info.endedWithError = finalError?.description
+            var info = finalInfo(report, finalError)
             do throws(RecordingError) {
                 // Checked again now: a folder on the way may have been swapped for a link elsewhere since the
                 // start (while the consent dialog was open, say). The file stays where it is if so.
                 let decision = state.withLock { $0.decision }
-                for path in [file.path, destination.path] where !decision.allowsPlacing(at: path) {
-                    throw RecordingError.disabled(reason: OutputPlace.refusal(placing: path, decision))
-                }
+                for path in [file.path, destination.path] { try OutputPlace.check(placing: path, decision) }
                 try held.place(file, at: destination, overwrite: options.overwrite)
                 info.fileName = destination.lastPathComponent
                 recording = Recording(file: destination, info: info, store: configuration.store, isKept: false)
@@ -342,12 +338,7 @@ final class RecordingSession: Sendable {
                 }
             }
         } else if keep, let kept = state.withLock({ $0.kept }) {
-            var info = info(duration: pipeline.elapsed)
-            info.fileName = kept.info.fileName
-            info.created = kept.info.created
-            info.droppedFrames = pipeline.statistics.droppedFrames + report.statistics.dropped
-            info.endedWithError = finalError?.description
-            try? configuration.store.update(info)
+            try? configuration.store.update(finalInfo(report, finalError))
             recording = configuration.store.kept(for: appID) ?? kept
         } else if let file, state.withLock({ $0.kept }) == nil {
             configuration.store.removePending(file)
@@ -363,14 +354,29 @@ final class RecordingSession: Sendable {
         return error.description
     }
 
+    /// The recording's info now. Once it is the kept recording, with the kept one's name and creation time
+    /// (`RecordingStore.keep` stores that in whole seconds).
     private func info(duration: Double) -> RecordingInfo {
         let stats = pipeline.statistics
         var info = RecordingInfo(appID: appID, fileName: file?.lastPathComponent ?? "", created: created, duration: duration,
                                  videoFormat: state.withLock { $0.recordedFormat } ?? pipeline.videoFormat,
                                  audioFormat: options.microphone || options.systemAudio ? (pipeline.audioFormat ?? AudioFormat()) : nil,
                                  videoFrames: stats.videoFrames, droppedFrames: stats.droppedFrames)
-        let warnings = state.withLock { $0.warnings }
+        let (warnings, kept) = state.withLock { ($0.warnings, $0.kept) }
         info.warnings = warnings.isEmpty ? nil : warnings
+        if let kept {
+            info.fileName = kept.info.fileName
+            info.created = kept.info.created
+        }
+        return info
+    }
+
+    /// The finished recording's info: its length, the frames lost (by the stream and by the queue), and how it
+    /// ended.
+    private func finalInfo(_ report: DeliveryReport, _ error: RecordingError?) -> RecordingInfo {
+        var info = info(duration: pipeline.elapsed)
+        info.droppedFrames = pipeline.statistics.droppedFrames + report.statistics.dropped
+        info.endedWithError = error?.description
         return info
     }
 
@@ -391,10 +397,8 @@ final class RecordingSession: Sendable {
     static let infoInterval = Duration.seconds(2)
 
     private func noteProgressInInfo() {
-        guard let kept = state.withLock({ $0.kept }) else { return }
+        guard state.withLock({ $0.kept }) != nil else { return }
         var info = info(duration: pipeline.elapsed)
-        info.fileName = kept.info.fileName
-        info.created = kept.info.created
         info.inProgress = true
         // Written under the lock, and only before the end: `finish` sets `ended` under it before it writes the
         // final info, so this can never overwrite that.
@@ -457,8 +461,7 @@ final class RecordingSession: Sendable {
                     try? await Task.sleep(for: .milliseconds(200))
                     continue
                 }
-                let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
-                let remaining = seconds - self.pipeline.elapsed
+                let remaining = limit / .seconds(1) - self.pipeline.elapsed
                 if remaining <= 0.02 { self.end(nil); return }
                 try? await Task.sleep(for: .milliseconds(Int64(min(max(remaining * 1000 / 2, 10), 200))))
             }

@@ -223,7 +223,7 @@ enum RecordCommand {
 
     /// " for N s", with the policy named when its max-duration is what stops the recording.
     static func limitNote(_ asked: Double?, policy: Duration?) -> String {
-        let policySeconds = policy.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        let policySeconds = policy.map { $0 / .seconds(1) }
         switch (asked, policySeconds) {
         case (let a?, let p?) where p < a: return String(format: " for %.1f s (the policy's max-duration; %.1f s asked)", p, a)
         case (nil, let p?): return String(format: " for at most %.1f s (the policy's max-duration)", p)

@@ -14,17 +14,14 @@ enum ScreenshotCommand {
     /// could be made of screenshots) and `output-dirs` apply, checked before the portal is asked. Its
     /// `max-duration`, `microphone` and `sinks` do not (there are none in a screenshot). Fails closed.
     static func policyRefusal(output: URL) -> RecordingError? {
-        let decision: PolicyDecision
-        do throws(RecordingError) { decision = try PolicyInForce.decision(appID: "pwrecord", doing: "taking the screenshot") } catch {
+        do throws(RecordingError) {
+            let decision = try PolicyInForce.decision(appID: "pwrecord", doing: "taking the screenshot")
+            try OutputPlace.checkAvailable(decision)
+            try OutputPlace.check(placing: output.path, decision)
+            return nil
+        } catch {
             return error
         }
-        guard decision.isAvailable else {
-            return .disabled(reason: decision.reasons.map(\.description).joined(separator: "; "))
-        }
-        guard decision.allowsPlacing(at: output.path) else {
-            return .disabled(reason: OutputPlace.refusal(placing: output.path, decision))
-        }
-        return nil
     }
 
     static func run(_ parsed: ParsedCommand, config: UserConfig, console: Console) async throws(CommandLineError) -> ExitCode {
