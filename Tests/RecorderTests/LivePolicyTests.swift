@@ -33,7 +33,9 @@ struct LivePolicyTests {
         try h.writeUserPolicy("[defaults]\nmax-duration = 1s\n")
         #expect(await eventually(timeout: .seconds(5)) { spy.stopErrors.count == 1 }, "still recording")
         let stoppedAt = try #require(spy.firstTime(of: "stopped"))
-        #expect(stoppedAt - edited < .seconds(1.5), "stopped \(stoppedAt - edited) after the edit")
+        // Not a speed test: "at once" against waiting for a limit that has passed (which never comes). The margin
+        // is for a loaded machine (1.99 s was seen once with two suites recording beside it).
+        #expect(stoppedAt - edited < .seconds(3), "stopped \(stoppedAt - edited) after the edit")
         #expect(spy.stopErrors == [nil])
     }
 

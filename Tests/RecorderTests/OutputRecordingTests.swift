@@ -78,7 +78,7 @@ struct OutputRecordingTests {
         // A dangling symlink at the output is an existing file too.
         let dangling = h.root.appendingPathComponent("dangling.mkv")
         try FileManager.default.createSymbolicLink(atPath: dangling.path, withDestinationPath: "/nonexistent/target")
-        await #expect(throws: RecordingError.filePermissions(path: dangling.path, reason: "the file exists (use --force to replace it)")) {
+        await #expect(throws: RecordingError.filePermissions(path: dangling.path, reason: "the file exists (to replace it: `overwrite`, or pwrecord's --force)")) {
             try await h.recorder.startRecording(RecordingOptions().output(dangling))
         }
         #expect(h.provider.startCalls == 0)

@@ -28,8 +28,9 @@ public enum PrivateFile {
         return (URL(fileURLWithPath: path), fd)
     }
 
-    /// Why an existing destination is refused (without `--force`).
-    static let existsReason = "the file exists (use --force to replace it)"
+    /// Why an existing destination is refused (without `overwrite`; the wording names the option of both the
+    /// framework and the command).
+    static let existsReason = "the file exists (to replace it: `overwrite`, or pwrecord's --force)"
 
     /// The error for a failed placing call (`link`, `linkat`, `rename`) at `destination`.
     static func placingError(_ err: Int32, at destination: URL) -> RecordingError {

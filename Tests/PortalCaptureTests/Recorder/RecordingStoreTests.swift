@@ -56,7 +56,7 @@ struct RecordingStoreTests {
         #expect(try String(contentsOf: dest, encoding: .utf8) == "movie")
         #expect(try mode(dest.path) == 0o600)
         try Data("other".utf8).write(to: dest)
-        #expect(throws: RecordingError.filePermissions(path: dest.path, reason: "the file exists (use --force to replace it)")) {
+        #expect(throws: RecordingError.filePermissions(path: dest.path, reason: "the file exists (to replace it: `overwrite`, or pwrecord's --force)")) {
             try rec.save(to: dest)
         }
         #expect(try String(contentsOf: dest, encoding: .utf8) == "other")
