@@ -10,7 +10,11 @@ enum PolicyPath {
     /// that do not exist are appended as written. Nil when the path cannot be resolved safely: a dangling
     /// symlink (writing through it would create a file wherever it points), a symlink loop, or an error other
     /// than "does not exist".
-    static func resolve(_ path: String, relativeTo base: String = FileManager.default.currentDirectoryPath) -> String? {
+    ///
+    /// With `linksOwnedByRootOnly`, a symlink not owned by root is not followed: the path goes on as written
+    /// below it (for the directories a policy allows; see `resolveDirectory`).
+    static func resolve(_ path: String, relativeTo base: String = FileManager.default.currentDirectoryPath,
+                        linksOwnedByRootOnly: Bool = false) -> String? {
         let absolute = path.hasPrefix("/") ? path : base + "/" + path
         var resolved = "/"
         var existing = true  // whether `resolved` still names something on disk
@@ -32,7 +36,10 @@ enum PolicyPath {
                 existing = false
                 continue
             }
-            if (info.st_mode & S_IFMT) == S_IFLNK {
+            if (info.st_mode & S_IFMT) == S_IFLNK && linksOwnedByRootOnly && info.st_uid != 0 {
+                resolved = candidate
+                existing = false  // what lies below is the link's target's, not this path's
+            } else if (info.st_mode & S_IFMT) == S_IFLNK {
                 guard let real = realPath(candidate) else { return nil }  // dangling or looping symlink
                 resolved = real
             } else {
@@ -63,12 +70,19 @@ enum PolicyPath {
 
     /// Expands `~` and `~/...` with `home`, then resolves. Nil when `~` is used but the home is unknown, or the
     /// directory cannot be resolved safely.
+    ///
+    /// Only root's symlinks are followed. A user can replace anything in their home, `~/Videos` included, by
+    /// a symlink of their own (`ln -s / ~/Videos`); followed, it would move the allowed folder wherever the
+    /// user points it. Not followed, the entry stays the path as written, and a recording whose path goes
+    /// through the user's link resolves to the link's target, outside it. A link a user makes is always
+    /// theirs, so a root-owned link (an admin's `~/Videos -> /data/videos/bob`) cannot have been put there by
+    /// the user.
     static func resolveDirectory(_ written: String, home: String?) -> String? {
         var path = written
         if written == "~" || written.hasPrefix("~/") {
             guard let home, home.hasPrefix("/") else { return nil }
             path = home + String(written.dropFirst())
         }
-        return resolve(path, relativeTo: "/")
+        return resolve(path, relativeTo: "/", linksOwnedByRootOnly: true)
     }
 }

@@ -67,3 +67,22 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
         }
     }
 }
+
+extension RecordingError {
+    /// The same error with `detail` added to its reason (e.g. "; the recording is in FILE"); errors without a
+    /// reason of their own stay as they are.
+    func adding(_ detail: String) -> RecordingError {
+        switch self {
+        case .disabled(let reason): .disabled(reason: reason + detail)
+        case .notPermitted(let reason): .notPermitted(reason: reason + detail)
+        case .failedToStart(let reason): .failedToStart(reason: reason + detail)
+        case .failed(let reason): .failed(reason: reason + detail)
+        case .interrupted(let reason): .interrupted(reason: reason + detail)
+        case .filePermissions(let path, let reason): .filePermissions(path: path, reason: reason + detail)
+        case .portalUnavailable(let reason): .portalUnavailable(reason: reason + detail)
+        case .invalidParameter(let what): .invalidParameter(what + detail)
+        case .unsupported(let what): .unsupported(what + detail)
+        case .userDeclined, .insufficientStorage, .attemptToStartInRecordingState, .attemptToStopNonRecording: self
+        }
+    }
+}

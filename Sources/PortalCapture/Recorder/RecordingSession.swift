@@ -328,13 +328,15 @@ final class RecordingSession: Sendable {
                 // Nothing is lost: the finished file stays where it was written, and the error says where.
                 info.fileName = file.lastPathComponent
                 recording = Recording(file: file, info: info, store: configuration.store, isKept: false)
-                if finalError == nil {
-                    if case .disabled(let reason) = error {
-                        finalError = .disabled(reason: reason + "; the recording is in \(file.path)")
-                    } else {
-                        finalError = .filePermissions(path: destination.path, reason: Self.reason(error)
-                            + "; the recording is in \(file.path)")
-                    }
+                let location = "; the recording is in \(file.path)"
+                if let earlier = finalError {
+                    // The recording already ended with an error (the policy broke, say): that one stays, and
+                    // says where the file is.
+                    finalError = earlier.adding(location)
+                } else if case .disabled(let reason) = error {
+                    finalError = .disabled(reason: reason + location)
+                } else {
+                    finalError = .filePermissions(path: destination.path, reason: Self.reason(error) + location)
                 }
             }
         } else if keep, let kept = state.withLock({ $0.kept }) {

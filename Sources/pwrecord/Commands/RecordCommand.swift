@@ -204,14 +204,18 @@ enum RecordCommand {
         }
         var exit = endedError.map(ExitCode.init) ?? .success
         if let error = endedError { console.error(error.description) }
+        if endedByItself, endedError == nil, let note = Self.policyLimitNote(asked: plan.options.maxDuration,
+                                                                            policy: recorder.policyDecision.maxDuration) {
+            console.note(note)
+        }
         for warning in recording.info.warnings ?? [] { console.note("warning: \(warning)") }
         if let output = plan.output {
             // Written beside the output and put there when it ended; if that last step failed, the error above
             // says where the file is.
             if recording.file.path == output.path {
                 console.out("saved \(output.path) (\(summary(recording)))")
-            } else {
-                exit = .failure
+            } else if exit == .success {
+                exit = .failure   // not put in place: the error above says why and where the file is
             }
         } else {
             console.out("kept \(recording.file.path) (\(summary(recording)))")
@@ -230,6 +234,15 @@ enum RecordCommand {
         case (let a?, _): return String(format: " for %.1f s", a)
         case (nil, nil): return ""
         }
+    }
+
+    /// What to say when a recording ended on its own without an error: if the policy's max-duration is
+    /// shorter than what was asked (or nothing was asked), that limit is what stopped it.
+    static func policyLimitNote(asked: Double?, policy: Duration?) -> String? {
+        guard let policy else { return nil }
+        let seconds = policy / .seconds(1)
+        if let asked, asked <= seconds { return nil }
+        return String(format: "stopped at the policy's max-duration (%.1f s); see 'pwrecord policy explain'", seconds)
     }
 
     static func summary(_ r: Recording) -> String {

@@ -175,12 +175,27 @@ struct PolicyOutputTests {
         #expect(tree.decision(tree.allowed).allowsOutput(tree.fixture.root + "/" + relative) == allowed)
     }
 
-    @Test("an allowed directory written through a symlink allows its target")
+    @Test("an allowed directory written through root's symlink allows its target", .enabled(if: getuid() == 0))
     func allowedThroughSymlink() throws {
         let tree = try Tree()
         let decision = tree.decision(tree.fixture.root + "/videos-link")
         #expect(decision.allowedOutputDirs == [PolicyPath.realPath(tree.allowed)!])
         #expect(decision.allowsOutput(tree.allowed + "/x.mkv"))
+    }
+
+    @Test("a user's own symlink in an allowed directory's path is not followed, so it cannot move the folder",
+          .enabled(if: getuid() == 0))
+    func userSymlinkNotFollowed() throws {
+        let tree = try Tree()
+        // What `mv ~/Videos ~/Videos.real; ln -s / ~/Videos` does: the user's home holds a link of theirs.
+        let home = tree.fixture.root + "/home"
+        tree.fixture.makeDirectory(home)
+        try FileManager.default.createSymbolicLink(atPath: home + "/Videos", withDestinationPath: tree.outside)
+        #expect(lchown(home + "/Videos", 65534, 65534) == 0)
+        let decision = tree.decision("~/Videos", home: home)
+        #expect(decision.allowedOutputDirs == [PolicyPath.realPath(home)! + "/Videos"])
+        #expect(!decision.allowsOutput(home + "/Videos/x.mkv"), "written through the user's link: lands in outside/")
+        #expect(!decision.allowsOutput(tree.outside + "/x.mkv"))
     }
 
     @Test("~ is the recording user's home; without a known home it allows nothing")
