@@ -10,7 +10,10 @@ public struct RecordingInfo: Sendable, Codable, Equatable {
     public var duration: Double
     public var videoFormat: VideoFormat?
     public var audioFormat: AudioFormat?
+    /// Frames the sinks were given (once finished, what the file holds: frames dropped on the way are not in it).
     public var videoFrames: Int
+    /// Frames lost on the way: dropped by the delivery queue (sinks behind) or skipped by the stream (stale or
+    /// corrupted). Frames left out to keep to an fps cap are not lost and not counted.
     public var droppedFrames: Int
     /// Set when the recording ended with an error (`interrupted`, `insufficientStorage`...).
     public var endedWithError: String?

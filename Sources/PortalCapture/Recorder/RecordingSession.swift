@@ -212,7 +212,10 @@ final class RecordingSession: Sendable {
         // before `.started`, so it is known here, before the previous kept recording is replaced.
         if let failure = earlySinkFailures.withLock({ $0.first }) {
             _ = await session.finish(error: nil, keep: false)
-            throw heldFile.readable(RecordingError(failure.1))
+            // Nothing was recorded: a `failed` ("what was recorded so far has been kept") would say otherwise.
+            let error = heldFile.readable(RecordingError(failure.1))
+            if case .failed(let reason) = error { throw .failedToStart(reason: reason) }
+            throw error
         }
 
         // 4. Started: the pending file becomes the kept recording (the previous one goes); a file bound for an
@@ -314,6 +317,9 @@ final class RecordingSession: Sendable {
         if keep, wroteNothing, let file {
             if destination == nil, let kept = state.withLock({ $0.kept }) { configuration.store.removeKept(kept) }
             unlink(file.path)
+            // Nothing is kept, so the error must not say "what was recorded so far has been kept": a sink that
+            // failed before the first frame (in its create or open) means the recording never started.
+            if case .failed(let reason)? = finalError { finalError = .failedToStart(reason: reason) }
         } else if keep, let file, let destination {
             var info = finalInfo(report, finalError)
             do throws(RecordingError) {
@@ -377,7 +383,11 @@ final class RecordingSession: Sendable {
     /// ended.
     private func finalInfo(_ report: DeliveryReport, _ error: RecordingError?) -> RecordingInfo {
         var info = info(duration: pipeline.elapsed)
-        info.droppedFrames = pipeline.statistics.droppedFrames + report.statistics.dropped
+        // The pipeline's drops already hold the queue's (`report.statistics` is the same queue's count, with
+        // audio chunks too); the frames the sinks got are those handed on minus those the queue let go.
+        let stats = pipeline.statistics
+        info.droppedFrames = stats.droppedFrames
+        info.videoFrames = max(0, stats.videoFrames - report.statistics.droppedVideo - report.statistics.rejectedVideo)
         info.endedWithError = error?.description
         return info
     }
