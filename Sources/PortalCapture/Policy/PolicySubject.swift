@@ -21,6 +21,9 @@ public struct PolicySubject: Sendable, Equatable {
     public var executable: String?
     /// The user's home directory, for `~` in `output-dirs`; nil when unknown (then `~` entries allow nothing).
     public var home: String?
+    /// Whether `groups` came from the group database (`current`, `lookup`), so that `refreshingGroups()` may
+    /// read them again; a subject made with given groups keeps them.
+    var groupsFromDatabase = false
 
     public init(user: String, groups: [String] = [], appID: String? = nil, executable: String? = nil,
                 home: String? = nil) {
@@ -35,8 +38,10 @@ public struct PolicySubject: Sendable, Equatable {
     public static func current(appID: String? = nil) throws(PolicyError) -> PolicySubject {
         let uid = geteuid()
         guard let entry = PolicyPasswdEntry(uid: uid) else { throw .unknownUser("uid \(uid)") }
-        return PolicySubject(user: entry.name, groups: entry.groupNames(), appID: appID,
-                             executable: PolicyPath.realPath("/proc/self/exe"), home: entry.home)
+        var subject = PolicySubject(user: entry.name, groups: entry.groupNames(), appID: appID,
+                                    executable: PolicyPath.realPath("/proc/self/exe"), home: entry.home)
+        subject.groupsFromDatabase = true
+        return subject
     }
 
     /// Another user by name, e.g. for `pwrecord policy explain --user NAME`. The executable is resolved.
@@ -44,7 +49,18 @@ public struct PolicySubject: Sendable, Equatable {
                               executable: String? = nil) throws(PolicyError) -> PolicySubject {
         guard let entry = PolicyPasswdEntry(name: user) else { throw .unknownUser(user) }
         let exe = executable.map { PolicyPath.resolve($0) ?? $0 }
-        return PolicySubject(user: entry.name, groups: entry.groupNames(), appID: appID, executable: exe,
-                             home: entry.home)
+        var subject = PolicySubject(user: entry.name, groups: entry.groupNames(), appID: appID, executable: exe,
+                                    home: entry.home)
+        subject.groupsFromDatabase = true
+        return subject
+    }
+
+    /// The subject with its groups read again from the group database (an administrator's `usermod -aG`
+    /// reaches a recording already running); unchanged when its groups were given, or the user is gone.
+    func refreshingGroups() -> PolicySubject {
+        guard groupsFromDatabase, let entry = PolicyPasswdEntry(name: user) else { return self }
+        var subject = self
+        subject.groups = entry.groupNames()
+        return subject
     }
 }

@@ -33,6 +33,8 @@ final class PolicyWatchEngine: Sendable {
     /// How long events are coalesced after the first one, and the longest wait without any.
     static let settleMilliseconds: Int32 = 20
     static let idleMilliseconds = 60_000
+    /// The longest wait before a subject's groups are read again (when they come from the group database).
+    static let groupRefreshMilliseconds = 10_000
 
     init(subject: PolicySubject, locations: PolicyLocations, timeZone: TimeZone, clock: @escaping @Sendable () -> Date,
          onChange: (@Sendable (PolicyDecision) -> Void)?) throws(PolicyError) {
@@ -157,7 +159,7 @@ final class PolicyWatchEngine: Sendable {
     }
 
     private func timeout(until next: Date?, degraded: Bool) -> Int32 {
-        var milliseconds = degraded ? 1_000 : Self.idleMilliseconds
+        var milliseconds = degraded ? 1_000 : (subject.groupsFromDatabase ? Self.groupRefreshMilliseconds : Self.idleMilliseconds)
         if let next {
             let until = next.timeIntervalSince(clock()) * 1_000
             milliseconds = min(milliseconds, max(0, Int(until.rounded(.up)) + 1))
@@ -170,7 +172,9 @@ final class PolicyWatchEngine: Sendable {
         let changed: PolicyDecision? = state.withLock { state in
             if state.stopped { return nil }
             if let policy { state.current.policy = policy }
-            let decision = state.current.policy.decision(for: subject, at: clock(), timeZone: timeZone)
+            // Groups are read again each time: a user added to (or removed from) a group is covered from the
+            // next decision on, within `groupRefreshMilliseconds` even if nothing else changes.
+            let decision = state.current.policy.decision(for: subject.refreshingGroups(), at: clock(), timeZone: timeZone)
             guard decision != state.current.decision else { return nil }
             state.current.decision = decision
             state.streams.values.forEach { $0.yield(decision) }

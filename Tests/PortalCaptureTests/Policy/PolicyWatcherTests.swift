@@ -55,6 +55,25 @@ struct PolicyWatcherTests {
         #expect(log.count == 0)
     }
 
+    @Test("the user's groups are read again when deciding anew: a group change reaches a watcher already running")
+    func groupsReadAgain() async throws {
+        let fixture = PolicyFixture()
+        let file = fixture.system + "/policy.conf"
+        fixture.write(file, "[group:pwrecord-test-kids]\nrecording = deny")
+        // The user as looked up before an administrator took them out of the group: the group database no
+        // longer lists it (no such group exists), the subject still does.
+        var subject = try PolicySubject.current()
+        subject.groups.append("pwrecord-test-kids")
+        let log = DecisionLog()
+        let watcher = try PolicyWatcher(subject: subject, locations: fixture.locations, timeZone: PolicyTestTime.utc,
+                                        onChange: { log.record($0) })
+        #expect(!watcher.decision.isAvailable)
+        let start = ContinuousClock.now
+        fixture.write(file, "[defaults]\nmax-duration = 5m\n[group:pwrecord-test-kids]\nrecording = deny")
+        Self.expectWithinOneSecond(await log.waitFor(since: start) { $0.isAvailable }, "an edit after the group change")
+        #expect(watcher.decision.isAvailable && watcher.decision.maxDuration == .seconds(300))
+    }
+
     @Test("an edit in place is published within 1 s")
     func editInPlace() async throws {
         let fixture = PolicyFixture()
