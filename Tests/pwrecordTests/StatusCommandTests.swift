@@ -83,7 +83,24 @@ struct StatusCommandTests {
         let r = try await TestPortalControl.exclusively { _ in try await Pwrecord.run(["status"], environment: home.env) }
         #expect(r.status == 4, "\(r.stdout)\(r.stderr)")
         #expect(r.stdout.hasPrefix("recording is unavailable\n"), "\(r.stdout)")
-        #expect(r.stdout.contains("the policy allows only the sinks raw, and 'pwrecord record' writes through 'encoder'"), "\(r.stdout)")
+        #expect(r.stdout.contains("the policy does not allow the 'encoder' sink (allowed: raw)"), "\(r.stdout)")
+    }
+
+    @Test("a kept recordings' folder moved outside the policy's output-dirs: unavailable (exit 4), as record would refuse")
+    func keptFolderOutsideOutputDirs() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let allowed = home.root.appendingPathComponent("allowed")
+        try FileManager.default.createDirectory(at: allowed, withIntermediateDirectories: true)
+        try home.writeUserPolicy("[defaults]\noutput-dirs = \(allowed.path)\n")   // XDG_STATE_HOME is <root>/state
+        let (outside, inside) = try await TestPortalControl.exclusively { _ in
+            let outside = try await Pwrecord.run(["status"], environment: home.env)
+            try home.writeUserPolicy("[defaults]\noutput-dirs = \(home.root.path)\n")
+            return (outside, try await Pwrecord.run(["status"], environment: home.env))
+        }
+        #expect(outside.status == 4, "\(outside.stdout)\(outside.stderr)")
+        #expect(outside.stdout.contains("moved there by XDG_STATE_HOME or HOME"), "\(outside.stdout)")
+        #expect(inside.status == 0, "\(inside.stdout)\(inside.stderr)")
     }
 
     @Test("a policy that denies the app: exit 4, the policy reason with its file and line, in text and JSON")

@@ -127,6 +127,20 @@ public final class ScreenRecorder: Sendable {
     /// Re-reads availability now (the monitor also does it on every change it sees).
     public func refreshAvailability() async -> Availability { await monitor.refresh() }
 
+    /// Why the policy as it stands would refuse a recording with `options` (`disabled`, with the rule), or nil:
+    /// the checks `startRecording` makes before consent (recording now, microphone, system audio, the sinks
+    /// with the encoder, output places and the kept recordings' folder), without starting anything. Other
+    /// problems (a bad option, a full disk) are left to `startRecording`.
+    public func policyRefusal(for options: RecordingOptions = RecordingOptions()) -> RecordingError? {
+        do throws(RecordingError) {
+            try PreflightCheck(appID: appID, options: options, keepsFile: true, configuration: configuration,
+                               decision: policyDecision).checkPolicy()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     // MARK: recording
 
     /// Starts recording; returns once the first frame has been captured (the recording is then the kept one).

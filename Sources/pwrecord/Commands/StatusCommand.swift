@@ -9,11 +9,11 @@ enum StatusCommand {
         let recorder = ScreenRecorder.standard(appID: appID, provider: Providers.screenCast())
         var availability = await recorder.refreshAvailability()
         let decision = recorder.policyDecision
-        // `pwrecord record` always writes through the encoder sink: a policy without it leaves nothing to record.
-        // (A broken policy allows no sink at all; its own reason says why, and is enough.)
-        if decision.isAvailable, let sinks = decision.allowedSinks, !sinks.contains("encoder") {
-            availability.reasons.append(.policy("the policy allows only the sinks \(sinks.sorted().joined(separator: ", ")), "
-                                                + "and 'pwrecord record' writes through 'encoder'"))
+        // What the policy says of a plain `pwrecord record` (kept, through the encoder sink, in the kept
+        // recordings' folder), beyond "recording now". A broken or denying policy's own reasons say why, and
+        // are enough.
+        if decision.isAvailable, case .disabled(let reason)? = recorder.policyRefusal(for: RecordingOptions()) {
+            availability.reasons.append(.policy(reason))
         }
         if parsed.flag("json") {
             var object: [String: Any] = [
