@@ -66,6 +66,47 @@ struct ScreenshotCommandTests {
     }
 }
 
+@Suite("pwrecord screenshot --long under a policy that changes while scrolling", .enabled(if: TestDesktop.isAvailable), .serialized)
+struct LongScreenshotLivePolicyTests {
+    /// Starts a long screenshot that would run 30 s, applies `policy` 1.5 s in, and returns what it printed.
+    static func capture(to out: URL, home: TestHome, changingTo policy: String) async throws -> Pwrecord.Result {
+        try await TestPortalControl.exclusively { _ in
+            let shot = try PwrecordProcess(["screenshot", "--long", "-o", out.path, "--idle-stop", "30"], environment: home.env)
+            try await Task.sleep(for: .milliseconds(1500))
+            try home.writeUserPolicy(policy)
+            return await shot.wait(timeout: 10)
+        }
+    }
+
+    @Test("recording denied while scrolling stops the long screenshot with exit 4, and what was captured is saved")
+    func deniedWhileScrolling() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let out = home.root.appendingPathComponent("long.png")
+        let started = ContinuousClock.now
+        let r = try await Self.capture(to: out, home: home, changingTo: "[defaults]\nrecording = deny\n")
+        #expect(ContinuousClock.now - started < .seconds(8), "it ran on after the policy changed")
+        #expect(r.status == 4, "\(r.stdout)\(r.stderr)")
+        #expect(r.stderr.contains("the capture was stopped") && r.stderr.contains("recording is denied"), "\(r.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out.path), "what was captured before the change was not saved")
+    }
+
+    @Test("output-dirs narrowed while scrolling stops the long screenshot with exit 4, and nothing is written there")
+    func outputNoLongerAllowed() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let allowed = home.root.appendingPathComponent("allowed")
+        try FileManager.default.createDirectory(at: allowed, withIntermediateDirectories: true)
+        let out = home.root.appendingPathComponent("long.png")
+        let r = try await Self.capture(to: out, home: home, changingTo: "[defaults]\noutput-dirs = \(allowed.path)\n")
+        #expect(r.status == 4, "\(r.stdout)\(r.stderr)")
+        #expect(r.stderr.contains("nothing was saved"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.root.path).allSatisfy { !$0.hasPrefix(".long.png") },
+                "a temporary file was left behind")
+    }
+}
+
 @Suite("pwrecord screenshot --long on the backend's scrolling page", .enabled(if: TestDesktop.isAvailable), .serialized)
 struct LongScreenshotCommandTests {
     /// `pwrecord screenshot --long -o out` while the backend scrolls a 320x1200 page with a 20-row header and a

@@ -15,7 +15,15 @@ enum ScreenshotCommand {
     /// `max-duration`, `microphone` and `sinks` do not (there are none in a screenshot). Fails closed.
     static func policyRefusal(output: URL) -> RecordingError? {
         do throws(RecordingError) {
-            let decision = try PolicyInForce.decision(appID: "pwrecord", doing: "taking the screenshot")
+            return refusal(of: try PolicyInForce.decision(appID: "pwrecord", doing: "taking the screenshot"), output: output)
+        } catch {
+            return error
+        }
+    }
+
+    /// Why `decision` does not let a screenshot be taken now and saved at `output`, or nil.
+    static func refusal(of decision: PolicyDecision, output: URL) -> RecordingError? {
+        do throws(RecordingError) {
             try OutputPlace.checkAvailable(decision)
             try OutputPlace.check(placing: output.path, decision)
             return nil
@@ -75,8 +83,20 @@ enum ScreenshotCommand {
 
     /// `replacing`: whether a file at `output` when the image is done may be replaced (`--force`); without it, a
     /// file that appeared during the capture is left alone and the write fails.
+    ///
+    /// The policy is watched while scrolling, as a recording's is: a change that no longer allows capturing
+    /// (recording denied, the hours over, a broken file) stops it, and what was captured before is saved where
+    /// the policy still allows it (exit 4). The output's place is checked again before the image is written.
     static func long(output: URL, window: Bool, idleStop: Double, maxHeight: Int, replacing: Bool,
                      console: Console) async -> ExitCode {
+        let watcher: PolicyWatcher
+        do {
+            watcher = try PolicyWatcher(subject: try PolicySubject.current(appID: "pwrecord"))
+        } catch {
+            console.error(RecordingError.disabled(reason: "the policy cannot be watched during the capture: \(error)").description)
+            return .disabledByPolicy
+        }
+        defer { watcher.cancel() }
         let provider = Providers.screenCast()
         let grant: any ScreenCastGrant
         do {
@@ -100,25 +120,50 @@ enum ScreenshotCommand {
         let interactive = isatty(STDIN_FILENO) != 0
         let enter = Task.detached { interactive ? readLine() : nil }
         let idle = Duration.milliseconds(Int64(idleStop * 1000))
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { for await s in stops.signals where s == .stop { return } }
+        let decisions = watcher.decisions()
+        let stoppedByPolicy = await withTaskGroup(of: RecordingError?.self) { group in
+            group.addTask {
+                for await decision in decisions {
+                    if let refusal = refusal(of: decision, output: output) { return refusal }
+                }
+                return nil
+            }
+            group.addTask { for await s in stops.signals where s == .stop { return nil }; return nil }
             group.addTask {
                 // Enter stops; a closed stdin (EOF) does not, so the idle stop or a signal decides.
-                if await enter.value != nil { return }
+                if await enter.value != nil { return nil }
                 while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(200)) }
+                return nil
             }
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(100))
-                    if stitcher.reachedMaximum || stitcher.failed || stitcher.idleFor > idle { return }
+                    if stitcher.reachedMaximum || stitcher.failed || stitcher.idleFor > idle { return nil }
                 }
+                return nil
             }
-            _ = await group.next()
+            let first = await group.next() ?? nil
             group.cancelAll()
+            return first
         }
         stops.cancel()
         _ = await pipeline.finish()
         await grant.close()
+        var exit = ExitCode.success
+        if let stoppedByPolicy {
+            console.error("the capture was stopped: " + stoppedByPolicy.description)
+            exit = .disabledByPolicy
+        }
+        // The place is checked again before writing: the policy may have changed, or a folder on the way been
+        // swapped for a link elsewhere, since the start. (What was captured while allowed is saved, as a
+        // recording the policy stops keeps what it recorded.)
+        do throws(RecordingError) {
+            try OutputPlace.check(placing: output.path, watcher.decision)
+        } catch {
+            if stoppedByPolicy == nil { console.error(error.description) }
+            console.error("nothing was saved")
+            return .disabledByPolicy
+        }
         do {
             let (image, truncatedBy) = try stitcher.result()
             if let truncatedBy { console.note("\(truncatedBy.description); saving what was captured before that") }
@@ -128,7 +173,7 @@ enum ScreenshotCommand {
                 _ = try PNGWriter().write(image, to: output.path, replacing: replacing)
             }
             console.out("saved \(output.path) (\(image.width)x\(image.height))")
-            return .success
+            return exit
         } catch {
             console.error(error.description)
             return .failure
