@@ -24,6 +24,18 @@ final class HeldDescriptor: Sendable {
         if fd >= 0 { _ = Glibc.close(fd) }
     }
 
+    /// Where the held file is now (the kernel's name for the descriptor), or nil: a folder on the way may have
+    /// been renamed since the file was made (`mv Videos/sub Videos/sub.old`), and the file went with it.
+    var currentLocation: String? {
+        guard let path, fd.withLock({ $0 }) >= 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(path, &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        let target = String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // A deleted file reads "NAME (deleted)"; only a live absolute path is a place to tell the user.
+        return target.hasPrefix("/") && !target.hasSuffix(" (deleted)") ? target : nil
+    }
+
     /// `error` with the `/proc/self/fd/N` path a sink reported replaced by the file's name.
     func readable(_ error: RecordingError) -> RecordingError {
         guard let path, let shownAs else { return error }

@@ -332,9 +332,10 @@ final class RecordingSession: Sendable {
                 recording = Recording(file: destination, info: info, store: configuration.store, isKept: false)
             } catch {
                 // Nothing is lost: the finished file stays where it was written, and the error says where.
-                info.fileName = file.lastPathComponent
-                recording = Recording(file: file, info: info, store: configuration.store, isKept: false)
-                let location = "; the recording is in \(file.path)"
+                let now = held.currentLocation.map { URL(fileURLWithPath: $0) } ?? file   // its folder may have moved
+                info.fileName = now.lastPathComponent
+                recording = Recording(file: now, info: info, store: configuration.store, isKept: false)
+                let location = "; the recording is in \(now.path)"
                 if let earlier = finalError {
                     // The recording already ended with an error (the policy broke, say): that one stays, and
                     // says where the file is.
