@@ -119,7 +119,7 @@ enum RecordCommand {
         defer { stops.cancel() }
         let availability = await recorder.refreshAvailability()
         if let exit = ExitCode(unavailable: availability) {
-            console.error(availability.description,
+            console.error("recording is " + availability.description,
                           hint: exit == .disabledByPolicy ? "see 'pwrecord policy explain'" : "see 'pwrecord status'")
             return exit
         }
