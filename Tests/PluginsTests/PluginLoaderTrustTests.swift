@@ -1,4 +1,5 @@
 import Foundation
+import PortalTestSupport
 import Testing
 @testable import PortalCapture
 import Plugins

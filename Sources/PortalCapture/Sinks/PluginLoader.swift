@@ -16,6 +16,9 @@ import CPluginABI
 public struct PluginLoader: Sendable {
     /// Folders searched in order. Missing folders are skipped; files are taken in name order.
     public var directories: [String]
+    /// How the sinks of the plugins loaded run apart from the recording's other sinks (their own thread and
+    /// queue, and how long the end waits for them). Default: `SinkIsolation()`.
+    public var isolation = SinkIsolation()
     private let trust: PluginTrust
     /// Where the process's open descriptors are named (`/proc/self/fd`); plugins are loaded through it.
     private let descriptorFolder: String
@@ -37,6 +40,9 @@ public struct PluginLoader: Sendable {
         self.trust = PluginTrust()
         self.descriptorFolder = descriptorFolder
     }
+
+    /// This loader with the plugins' sinks isolated as `value` says.
+    public func isolation(_ value: SinkIsolation) -> Self { var c = self; c.isolation = value; return c }
 
     /// What a scan found.
     public struct Scan: Sendable {
@@ -98,12 +104,13 @@ public struct PluginLoader: Sendable {
             throw .pluginRejected(path: path, reason:
                 "the plugin declined this host's plugin ABI \(PWREC_ABI_VERSION_CURRENT); install a build of the plugin for this pwrecord")
         }
-        return try PluginLoader.factory(from: table, path: path)
+        return try PluginLoader.factory(from: table, path: path, isolation: isolation)
     }
 
     /// Validates a table and wraps it in a factory. Reads `abi_version` and `struct_size` first and nothing
     /// else until both pass.
-    static func factory(from table: UnsafePointer<pwrec_sink_v1>, path: String) throws(SinkError) -> SinkFactory {
+    static func factory(from table: UnsafePointer<pwrec_sink_v1>, path: String,
+                        isolation: SinkIsolation = SinkIsolation()) throws(SinkError) -> SinkFactory {
         let raw = UnsafeRawPointer(table)
         let version = raw.load(fromByteOffset: 0, as: UInt32.self)
         let size = raw.load(fromByteOffset: 4, as: UInt32.self)
@@ -142,7 +149,7 @@ public struct PluginLoader: Sendable {
         let summary = t.description.map { String(cString: $0) } ?? "(plugin)"
         let plugin = PluginTable(table: table, id: id, path: path)
         return SinkFactory(id: id, summary: summary, options: options, origin: path) { (opts) throws(SinkError) in
-            try PluginSink(plugin: plugin, options: opts)
+            try PluginSink(plugin: plugin, options: opts, isolation: isolation)
         }
     }
 

@@ -6,19 +6,25 @@ import Glibc
 /// A sink backed by a C-ABI plugin: translates `CaptureSink` calls into the plugin's `pwrec_sink_v1`
 /// functions and its status codes into `SinkError`s.
 ///
+/// A plugin's code may block for as long as it likes, so the sink asks to run isolated (`isolation`): on a
+/// thread of its own, fed copies of the frames, and abandoned at the end when it does not return in time.
+///
 /// Thread safety: the recorder calls a sink from one thread at a time (the `CaptureSink` contract), which is
 /// also what the ABI promises plugins; `state` is only touched from those calls.
 final class PluginSink: CaptureSink, @unchecked Sendable {
     let id: String
+    let isolation: SinkIsolation?
+    var pluginPath: String? { plugin.path }
     private let plugin: PluginTable
     private var instance: UnsafeMutableRawPointer?
     private var output: String?
     private var closed = false
 
     /// Calls the plugin's `create` with the spec's options.
-    init(plugin: PluginTable, options: SinkOptions) throws(SinkError) {
+    init(plugin: PluginTable, options: SinkOptions, isolation: SinkIsolation? = SinkIsolation()) throws(SinkError) {
         self.id = plugin.id
         self.plugin = plugin
+        self.isolation = isolation
         let pairs = options.given.sorted { $0.key < $1.key }
         var error = pwrec_error()
         var created: UnsafeMutableRawPointer?
