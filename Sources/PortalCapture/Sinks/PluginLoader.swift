@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CPluginABI
+import Foundation
 
 /// Finds and loads third-party sink plugins: shared objects exporting `pwrec_sink_entry` (see
 /// `pwrec_plugin.h` and docs/plugins.md), from `/usr/lib/pwrecord/plugins`, `/usr/local/lib/pwrecord/plugins`
@@ -23,11 +24,18 @@ public struct PluginLoader: Sendable {
     /// Where the process's open descriptors are named (`/proc/self/fd`); plugins are loaded through it.
     private let descriptorFolder: String
 
-    /// The standard plugin folders; `home` defaults to `$HOME`.
+    /// The standard plugin folders; `home` defaults to the user's home as pwrecord's other files find it:
+    /// `$HOME` when absolute, else the passwd entry's (no user folder when neither is known).
     public static func defaultDirectories(home: String? = nil) -> [String] {
+        defaultDirectories(home: home, environment: ProcessInfo.processInfo.environment)
+    }
+
+    static func defaultDirectories(home: String?, environment: [String: String],
+                                   passwdHome: () -> String? = { PolicyPasswdEntry(uid: geteuid())?.home }) -> [String] {
         var dirs = ["/usr/lib/pwrecord/plugins", "/usr/local/lib/pwrecord/plugins"]
-        let h = home ?? getenv("HOME").map { String(cString: $0) }
-        if let h, !h.isEmpty { dirs.append(h + "/.local/lib/pwrecord/plugins") }
+        if let h = home ?? UserHome.path(environment: environment, passwdHome: passwdHome), !h.isEmpty {
+            dirs.append(h + "/.local/lib/pwrecord/plugins")
+        }
         return dirs
     }
 
