@@ -99,7 +99,9 @@ public struct PluginLoader: Sendable {
     func load(_ file: consuming PluginFile, path: String) throws(SinkError) -> SinkFactory {
         let name = try file.loaderPath(in: descriptorFolder, for: path)
         guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
-            throw .pluginRejected(path: path, reason: "dlopen failed: \(PluginLoader.dlerrorText())")
+            // dlerror names the file as it was opened (/proc/self/fd/N): the user knows it by its path.
+            throw .pluginRejected(path: path, reason: "dlopen failed: "
+                                  + PluginLoader.dlerrorText().replacing(name + ":", with: path + ":"))
         }
         file.keepOpen()
         // Never dlclose: see the type's comment. The handle stays valid for the life of the process.
