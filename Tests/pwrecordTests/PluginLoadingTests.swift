@@ -57,4 +57,28 @@ struct PluginLoadingTests {
         #expect(r.status == 0, "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: marker), "record loaded the plugin")
     }
+
+    @Test("record with a plugin stuck in write_video says it waits, abandons it after 5 s, and saves a playable file",
+          .tags(.desktop), .enabled(if: TestDesktop.isAvailable))
+    func stuckPluginIsAbandoned() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        _ = try Self.installMarkingPlugin(in: home)
+        let dir = home.root.appendingPathComponent(".local/lib/pwrecord/plugins").path
+        var variant = TestPlugin.Variant(id: "cstuck")
+        variant.stallAt = (sequence: 5, milliseconds: 60_000)
+        let plugin = try TestPlugin.build(variant, name: "libcstuck.so", in: dir, marker: home.root.appendingPathComponent("created").path)
+        let out = home.work.appendingPathComponent("x.mkv")
+        let started = ContinuousClock.now
+        let r = try await TestPortalControl.exclusively { _ in
+            try await Pwrecord.run(["record", "-o", out.path, "--duration", "2", "--cursor", "hidden", "--sink", "cstuck"], environment: home.env)
+        }
+        let took = ContinuousClock.now - started
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("waiting for sink 'cstuck' to finish..."), "\(r.stderr)")
+        #expect(r.stderr.contains("plugin sink 'cstuck' (\(plugin)) did not return within 5 s; it was abandoned"), "\(r.stderr)")
+        #expect(took < .seconds(12), "took \(took)")
+        let frames = try #require(try MediaTool.probe(out.path).first { $0.type == "video" }?.frames)
+        #expect(frames >= 45, "the file has \(frames) frames of 2 s")
+    }
 }
