@@ -12,8 +12,18 @@
 // Only plain C types cross this boundary: no Swift, C++ or GLib types, no ownership transfer of memory.
 // Pointers the host passes are valid for the duration of the call only; copy what you keep.
 //
-// Threading: every function of one sink instance is called from one host thread at a time (the recorder's
-// delivery thread), never concurrently. Different instances may be called from different threads.
+// Threading: every function of one sink instance is called from one host thread at a time (a thread the
+// recorder starts for the instance, fed through a bounded queue of frame copies), never concurrently.
+// Different instances may be called from different threads. A call that blocks costs the plugin its own
+// frames (the oldest queued one is dropped); when the recording stops, the host waits a bounded time (5 s)
+// for the queue to drain and `close` to return, then abandons the instance and reports it as failed.
+//
+// Timestamps are CLOCK_MONOTONIC nanoseconds minus the time the recording spent paused, so the timeline is
+// continuous across a pause (compare them with each other and with start_time_ns, not with the clock now).
+//
+// The plugin runs inside pwrecord: a crash in it (a bad pointer, an abort) kills pwrecord; what the built-in
+// encoder wrote to the -o file so far stays playable. The trust rules check the plugin file and its folders
+// only, NOT the libraries it links (DT_NEEDED, RPATH/RUNPATH): link only libraries from trusted places.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -56,7 +66,7 @@ typedef struct pwrec_video_format {
     uint32_t pixel_format;   ///< PWREC_PIXEL_*
     uint32_t width;
     uint32_t height;
-    uint32_t rate_num;       ///< nominal frame rate rate_num/rate_den; 0/1 means variable
+    uint32_t rate_num;       ///< nominal frame rate rate_num/rate_den (the fps cap when one is set); 0/1 means variable
     uint32_t rate_den;
 } pwrec_video_format;
 
@@ -90,15 +100,16 @@ typedef struct pwrec_open_params {
     const pwrec_video_format *video;   ///< NULL when the recording has no video
     const pwrec_audio_format *audio;   ///< NULL when the recording has no audio
     const char *output;                ///< file or directory to write, may be NULL
-    uint64_t start_time_ns;            ///< CLOCK_MONOTONIC time that counts as zero in the output
+    uint64_t start_time_ns;            ///< the first frame's timestamp: zero in the output's timeline
 } pwrec_open_params;
 
 typedef struct pwrec_video_frame {
     uint32_t struct_size;
     pwrec_video_format format;
     uint32_t stride;                   ///< bytes from one row to the next
-    uint64_t timestamp_ns;             ///< CLOCK_MONOTONIC
-    uint64_t sequence;                 ///< +1 per frame; gaps mean dropped frames
+    uint64_t timestamp_ns;             ///< CLOCK_MONOTONIC minus time paused (see above)
+    uint64_t sequence;                 ///< +1 per frame the stream sent; a gap means frames this sink did not
+                                       ///< get: dropped, left out by the fps cap, or sent while paused
     const uint8_t *data;               ///< stride * height bytes, valid during the call only
     uint64_t size;
 } pwrec_video_frame;
@@ -106,7 +117,7 @@ typedef struct pwrec_video_frame {
 typedef struct pwrec_audio_chunk {
     uint32_t struct_size;
     pwrec_audio_format format;
-    uint64_t timestamp_ns;             ///< CLOCK_MONOTONIC time of the first sample
+    uint64_t timestamp_ns;             ///< time of the first sample, on the frames' timeline (see above)
     uint64_t sequence;
     const uint8_t *data;               ///< frame_count * channels * sample size bytes, valid during the call
     uint64_t size;

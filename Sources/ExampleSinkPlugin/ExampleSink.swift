@@ -21,7 +21,7 @@ public func pwrecSinkEntry(_ hostABI: UInt32) -> UnsafePointer<pwrec_sink_v1>? {
 nonisolated(unsafe) private let pluginTable: UnsafeMutablePointer<pwrec_sink_v1> = {
     let options = UnsafeMutablePointer<pwrec_option_info>.allocate(capacity: 2)
     options[0] = pwrec_option_info(name: strdup("output"), default_value: nil,
-                                   description: strdup("text file to write; default: the recording's output"))
+                                   description: strdup("text file to write (required with pwrecord record, which gives plugins no output)"))
     options[1] = pwrec_option_info(name: strdup("every"), default_value: strdup("1"),
                                    description: strdup("checksum one frame in N"))
     let table = UnsafeMutablePointer<pwrec_sink_v1>.allocate(capacity: 1)

@@ -162,6 +162,39 @@ struct PluginLoaderTests {
         #expect(try sink.close().videoFrames == 3)
     }
 
+    @Test("a file that is not a shared object is refused naming its own path, not the descriptor it was loaded through")
+    func notAnELFFile() throws {
+        let tmp = TemporaryDirectory("plugin")
+        let dir = pluginDirectory(tmp)
+        let path = dir + "/libnotes.so"
+        try "just text".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        let r = try #require(rejection(PluginLoader(directories: [dir]).scan()))
+        #expect(r.path == path)
+        #expect(r.reason.hasPrefix("dlopen failed: \(path): "), "\(r.reason)")
+        #expect(!r.reason.contains("/proc/self/fd"), "\(r.reason)")
+    }
+
+    @Test("a running plugin's errors name its file; a permission error without an output is worded as the sink's failure",
+          arguments: [("PWREC_ERR_FAILED", "disk is full"), ("PWREC_ERR_PERMISSION", "permission denied: disk is full")])
+    func runningPluginErrorsNameTheFile(status: String, reason: String) throws {
+        let tmp = TemporaryDirectory("plugin")
+        let dir = pluginDirectory(tmp)
+        var variant = TestPlugin.Variant(id: "cerr", failAt: 1)
+        variant.failStatus = status
+        let plugin = try TestPlugin.build(variant, name: "libcerr.so", in: dir, marker: tmp.file("created"))
+        var registry = SinkRegistry.standard()
+        #expect(registry.registerPlugins(from: PluginLoader(directories: [dir])).isEmpty)
+        let sink = try registry.makeSink("cerr")
+        let video = VideoFormat(pixelFormat: .bgrx, width: 16, height: 16)
+        try sink.open(SinkContext(video: video, audio: nil, output: nil, startTime: 0))
+        try sink.consume(.video(Synthetic.frame(0, format: video, timestamp: 0)))
+        let error = #expect(throws: SinkError.self) { try sink.consume(.video(Synthetic.frame(1, format: video, timestamp: 1))) }
+        #expect(error == .failed(sink: "cerr", reason: "\(reason) (plugin \(plugin))"))
+        #expect(error?.description == "sink 'cerr' failed: \(reason) (plugin \(plugin))")
+        _ = try sink.close()
+    }
+
     @Test("the default folders are the system, local and per-user ones")
     func defaultFolders() {
         #expect(PluginLoader.defaultDirectories(home: "/home/ann") ==

@@ -1,4 +1,5 @@
 import Foundation
+import PortalTestSupport
 import Testing
 @testable import PortalCapture
 import Plugins
@@ -22,7 +23,7 @@ struct PluginLoaderTrustTests {
         #expect(scan.factories.isEmpty)
         let r = try #require(scan.onlyRejection)
         #expect(r.path == plugin)
-        #expect(r.reason == "the folder \(open) on the way to it is writable by \(who), so anyone could replace the code; "
+        #expect(r.reason == "the folder \(open) on the way to it is writable by \(who), so \(mode & 0o002 != 0 ? "anyone" : "anyone in its group") could replace the code; "
                 + "run `chmod go-w \(open)` if you trust its contents")
         #expect(!FileManager.default.fileExists(atPath: marker))
     }

@@ -301,6 +301,11 @@ public final class CapturePipeline: Sendable {
             s.videoFrames += 1
             return true
         }
+        // The sinks get the rate they will see: the cap's, when it is below what the producer announced (a plugin
+        // opened with 30/1 under `--fps 10` would size its timeline wrongly).
+        if let cap = options.fpsCap, cap > 0, !(1...Double(cap)).contains(frame.format.frameRate.framesPerSecond) {
+            frame.format.frameRate = FrameRate(cap)
+        }
         guard accepted, openSinksIfNeeded(with: frame) else { return }
         queue.enqueue(.video(frame))
     }

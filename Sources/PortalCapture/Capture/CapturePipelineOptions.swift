@@ -15,7 +15,8 @@ public struct CapturePipelineOptions: Sendable {
     /// Cursor compositing, masks and crop, applied on the delivery thread.
     public var processing = FrameProcessingOptions()
     /// At most this many frames per second on average (`FrameRateCap`); frames left out are counted as capped,
-    /// not dropped. nil = no cap.
+    /// not dropped. The sinks' video format then says this rate when the producer's is higher (or unknown).
+    /// nil = no cap.
     public var fpsCap: Int?
     /// Ask PipeWire for this rate; the producer may still send less.
     public var preferredFrameRate = FrameRate(60)

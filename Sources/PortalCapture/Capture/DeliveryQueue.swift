@@ -26,6 +26,11 @@ import Foundation
 /// stream (`AudioMixer`) on the delivery thread after they leave the queue; `finish()` delivers what the mix
 /// still holds before the sinks are closed.
 ///
+/// **Isolated sinks.** A sink whose `isolation` is set (a plugin's) is fed copies of the frames through a
+/// bounded queue and a thread of its own (`IsolatedSink`), so it never holds up the other sinks or a lent
+/// PipeWire buffer; its drops are counted in its own result. At the end it gets up to its close timeout to
+/// take what is queued and close, then it is abandoned (`SinkError.abandoned`).
+///
 /// **Sink errors.** A sink that throws is reported once through `onEvent` (`.sinkFailed`) with its first
 /// `SinkError` and receives nothing more but `close()`. Other sinks carry on.
 ///
@@ -36,7 +41,8 @@ import Foundation
 /// case, also for sinks that failed or were never opened. After `finish()` or `cancel()`, `enqueue` refuses
 /// samples. Dropping the queue without ending it cancels it (sinks are still closed, on the delivery thread).
 ///
-/// Threading: sinks and `onEvent` are called on the delivery thread only, one call at a time.
+/// Threading: sinks and `onEvent` are called on the delivery thread only (isolated sinks on their own thread),
+/// one call at a time.
 public final class DeliveryQueue: Sendable {
     private let core: DeliveryCore
 

@@ -1,9 +1,32 @@
 /// Hands each sample to every sink, on the delivery thread: transforms video frames (when the processing
 /// options change anything), opens the sinks, calls `formatChanged` before the first frame in a new video
 /// format, cuts off a sink at its first error (reporting it once), and closes every sink exactly once.
+///
+/// A sink with an `isolation` is fed through an `IsolatedSink` (its own queue and thread); at the end every
+/// isolated sink is let go first, the others are closed meanwhile, and then each isolated one is waited for,
+/// up to its close timeout.
 struct SinkFanOut {
+    private enum Target {
+        case direct(any CaptureSink)
+        case isolated(IsolatedSink)
+
+        var id: String {
+            switch self {
+            case .direct(let sink): sink.id
+            case .isolated(let isolated): isolated.id
+            }
+        }
+    }
+
+    private enum Call {
+        case open(SinkContext)
+        case formatChanged(VideoFormat)
+        case consume(CaptureSample)
+        case ended(UInt64)
+    }
+
     private struct Slot {
-        let sink: any CaptureSink
+        let target: Target
         var errors: [SinkError] = []
         var live: Bool { errors.isEmpty }
     }
@@ -19,7 +42,9 @@ struct SinkFanOut {
 
     init(sinks: [any CaptureSink], processor: FrameProcessor?,
          onEvent: @escaping @Sendable (DeliveryEvent) -> Void) {
-        slots = sinks.map { Slot(sink: $0) }
+        slots = sinks.map { sink in
+            Slot(target: sink.isolation.map { .isolated(IsolatedSink(sink, options: $0)) } ?? .direct(sink))
+        }
         self.processor = processor
         self.onEvent = onEvent
     }
@@ -32,7 +57,7 @@ struct SinkFanOut {
             context.video = processed
         }
         videoFormat = context.video
-        forEachLiveSink { sink throws(SinkError) in try sink.open(context) }
+        forEachLiveSink(.open(context))
     }
 
     /// Returns false when the processor refused the frame (nothing was delivered).
@@ -53,39 +78,56 @@ struct SinkFanOut {
         if case .video(let frame) = sample, frame.format != videoFormat {
             let previous = videoFormat
             videoFormat = frame.format
-            forEachLiveSink { sink throws(SinkError) in try sink.formatChanged(frame.format) }
+            forEachLiveSink(.formatChanged(frame.format))
             onEvent(.formatChanged(from: previous, to: frame.format))
         }
-        forEachLiveSink { sink throws(SinkError) in try sink.consume(sample) }
+        forEachLiveSink(.consume(sample))
         return true
     }
 
     /// Tells the live sinks where the recording ended (before `close`).
     mutating func ended(at time: UInt64) {
-        forEachLiveSink { sink throws(SinkError) in try sink.ended(at: time) }
+        forEachLiveSink(.ended(time))
     }
 
     /// Closes every sink, failed or not, once; later calls return the same outcomes.
     mutating func close() -> [SinkOutcome] {
         if let outcomes { return outcomes }
+        for slot in slots { if case .isolated(let isolated) = slot.target { isolated.beginClose() } }
         var outcomes: [SinkOutcome] = []
         for index in slots.indices {
             var result: SinkResult?
-            do throws(SinkError) {
-                result = try slots[index].sink.close()
-            } catch {
-                fail(index, error)
+            switch slots[index].target {
+            case .direct(let sink):
+                do throws(SinkError) {
+                    result = try sink.close()
+                } catch {
+                    fail(index, error)
+                }
+            case .isolated(let isolated):
+                let closed = isolated.awaitClose()
+                result = closed.result
+                for error in closed.errors { fail(index, error) }
             }
-            outcomes.append(SinkOutcome(sink: slots[index].sink.id, result: result, errors: slots[index].errors))
+            outcomes.append(SinkOutcome(sink: slots[index].target.id, result: result, errors: slots[index].errors))
         }
         self.outcomes = outcomes
         return outcomes
     }
 
-    private mutating func forEachLiveSink(_ call: (any CaptureSink) throws(SinkError) -> Void) {
+    private mutating func forEachLiveSink(_ call: Call) {
         for index in slots.indices where slots[index].live {
             do throws(SinkError) {
-                try call(slots[index].sink)
+                switch (slots[index].target, call) {
+                case (.direct(let sink), .open(let context)): try sink.open(context)
+                case (.direct(let sink), .formatChanged(let format)): try sink.formatChanged(format)
+                case (.direct(let sink), .consume(let sample)): try sink.consume(sample)
+                case (.direct(let sink), .ended(let time)): try sink.ended(at: time)
+                case (.isolated(let sink), .open(let context)): sink.open(context)
+                case (.isolated(let sink), .formatChanged): try sink.formatChanged()
+                case (.isolated(let sink), .consume(let sample)): try sink.consume(sample)
+                case (.isolated(let sink), .ended(let time)): try sink.ended(at: time)
+                }
             } catch {
                 fail(index, error)
             }
@@ -95,6 +137,6 @@ struct SinkFanOut {
     private mutating func fail(_ index: Int, _ error: SinkError) {
         let first = slots[index].live
         slots[index].errors.append(error)
-        if first { onEvent(.sinkFailed(sink: slots[index].sink.id, error: error)) }
+        if first { onEvent(.sinkFailed(sink: slots[index].target.id, error: error)) }
     }
 }

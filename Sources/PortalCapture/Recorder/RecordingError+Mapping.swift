@@ -8,7 +8,7 @@ extension RecordingError {
         case .invalidOption, .unknownSink: self = .invalidParameter(error.description)
         case .unsupported: self = .unsupported(error.description)
         case .notAllowed: self = .disabled(reason: error.description)   // our policy refused the sink
-        case .pluginRejected, .failed: self = .failed(reason: error.description)
+        case .pluginRejected, .abandoned, .failed: self = .failed(reason: error.description)
         }
     }
 

@@ -7,10 +7,17 @@
 ///
 /// Threading: every method is called on the recorder's delivery thread, never on PipeWire's data thread, and
 /// never concurrently. A sink may block (encode, write) but then frames queue up and are dropped by the
-/// delivery policy; heavy sinks should run their own bounded queue.
+/// delivery policy; heavy sinks should run their own bounded queue. A sink whose `isolation` is set is called
+/// on a thread of its own instead (still one call at a time, in the same order), so it holds up no other.
 public protocol CaptureSink: AnyObject, Sendable {
     /// A short id such as `encoder`, `raw`, `callback`.
     var id: String { get }
+    /// Whether the delivery runs this sink on a thread of its own behind a bounded queue of frame copies
+    /// (`SinkIsolation`), for code that may block for long: a plugin. Default nil: on the delivery thread, in
+    /// turn with the other sinks.
+    var isolation: SinkIsolation? { get }
+    /// The plugin file the sink's code comes from, named in its errors; nil (the default) for code built in.
+    var pluginPath: String? { get }
     /// Called once, before the first sample, with the formats known at that point.
     func open(_ context: SinkContext) throws(SinkError)
     /// A video frame or audio chunk, in order.
@@ -28,6 +35,8 @@ public protocol CaptureSink: AnyObject, Sendable {
 }
 
 extension CaptureSink {
+    public var isolation: SinkIsolation? { nil }
+    public var pluginPath: String? { nil }
     public func formatChanged(_ format: VideoFormat) throws(SinkError) {}
     public func ended(at time: UInt64) throws(SinkError) {}
 }

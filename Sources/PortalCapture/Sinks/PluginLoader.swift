@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CPluginABI
+import Foundation
 
 /// Finds and loads third-party sink plugins: shared objects exporting `pwrec_sink_entry` (see
 /// `pwrec_plugin.h` and docs/plugins.md), from `/usr/lib/pwrecord/plugins`, `/usr/local/lib/pwrecord/plugins`
@@ -16,15 +17,25 @@ import CPluginABI
 public struct PluginLoader: Sendable {
     /// Folders searched in order. Missing folders are skipped; files are taken in name order.
     public var directories: [String]
+    /// How the sinks of the plugins loaded run apart from the recording's other sinks (their own thread and
+    /// queue, and how long the end waits for them). Default: `SinkIsolation()`.
+    public var isolation = SinkIsolation()
     private let trust: PluginTrust
     /// Where the process's open descriptors are named (`/proc/self/fd`); plugins are loaded through it.
     private let descriptorFolder: String
 
-    /// The standard plugin folders; `home` defaults to `$HOME`.
+    /// The standard plugin folders; `home` defaults to the user's home as pwrecord's other files find it:
+    /// `$HOME` when absolute, else the passwd entry's (no user folder when neither is known).
     public static func defaultDirectories(home: String? = nil) -> [String] {
+        defaultDirectories(home: home, environment: ProcessInfo.processInfo.environment)
+    }
+
+    static func defaultDirectories(home: String?, environment: [String: String],
+                                   passwdHome: () -> String? = { PolicyPasswdEntry(uid: geteuid())?.home }) -> [String] {
         var dirs = ["/usr/lib/pwrecord/plugins", "/usr/local/lib/pwrecord/plugins"]
-        let h = home ?? getenv("HOME").map { String(cString: $0) }
-        if let h, !h.isEmpty { dirs.append(h + "/.local/lib/pwrecord/plugins") }
+        if let h = home ?? UserHome.path(environment: environment, passwdHome: passwdHome), !h.isEmpty {
+            dirs.append(h + "/.local/lib/pwrecord/plugins")
+        }
         return dirs
     }
 
@@ -37,6 +48,9 @@ public struct PluginLoader: Sendable {
         self.trust = PluginTrust()
         self.descriptorFolder = descriptorFolder
     }
+
+    /// This loader with the plugins' sinks isolated as `value` says.
+    public func isolation(_ value: SinkIsolation) -> Self { var c = self; c.isolation = value; return c }
 
     /// What a scan found.
     public struct Scan: Sendable {
@@ -85,7 +99,9 @@ public struct PluginLoader: Sendable {
     func load(_ file: consuming PluginFile, path: String) throws(SinkError) -> SinkFactory {
         let name = try file.loaderPath(in: descriptorFolder, for: path)
         guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
-            throw .pluginRejected(path: path, reason: "dlopen failed: \(PluginLoader.dlerrorText())")
+            // dlerror names the file as it was opened (/proc/self/fd/N): the user knows it by its path.
+            throw .pluginRejected(path: path, reason: "dlopen failed: "
+                                  + PluginLoader.dlerrorText().replacing(name + ":", with: path + ":"))
         }
         file.keepOpen()
         // Never dlclose: see the type's comment. The handle stays valid for the life of the process.
@@ -98,12 +114,13 @@ public struct PluginLoader: Sendable {
             throw .pluginRejected(path: path, reason:
                 "the plugin declined this host's plugin ABI \(PWREC_ABI_VERSION_CURRENT); install a build of the plugin for this pwrecord")
         }
-        return try PluginLoader.factory(from: table, path: path)
+        return try PluginLoader.factory(from: table, path: path, isolation: isolation)
     }
 
     /// Validates a table and wraps it in a factory. Reads `abi_version` and `struct_size` first and nothing
     /// else until both pass.
-    static func factory(from table: UnsafePointer<pwrec_sink_v1>, path: String) throws(SinkError) -> SinkFactory {
+    static func factory(from table: UnsafePointer<pwrec_sink_v1>, path: String,
+                        isolation: SinkIsolation = SinkIsolation()) throws(SinkError) -> SinkFactory {
         let raw = UnsafeRawPointer(table)
         let version = raw.load(fromByteOffset: 0, as: UInt32.self)
         let size = raw.load(fromByteOffset: 4, as: UInt32.self)
@@ -142,7 +159,7 @@ public struct PluginLoader: Sendable {
         let summary = t.description.map { String(cString: $0) } ?? "(plugin)"
         let plugin = PluginTable(table: table, id: id, path: path)
         return SinkFactory(id: id, summary: summary, options: options, origin: path) { (opts) throws(SinkError) in
-            try PluginSink(plugin: plugin, options: opts)
+            try PluginSink(plugin: plugin, options: opts, isolation: isolation)
         }
     }
 

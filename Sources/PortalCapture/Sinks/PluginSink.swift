@@ -4,21 +4,27 @@ import Glibc
 #endif
 
 /// A sink backed by a C-ABI plugin: translates `CaptureSink` calls into the plugin's `pwrec_sink_v1`
-/// functions and its status codes into `SinkError`s.
+/// functions and its status codes into `SinkError`s, which name the plugin's file.
+///
+/// A plugin's code may block for as long as it likes, so the sink asks to run isolated (`isolation`): on a
+/// thread of its own, fed copies of the frames, and abandoned at the end when it does not return in time.
 ///
 /// Thread safety: the recorder calls a sink from one thread at a time (the `CaptureSink` contract), which is
 /// also what the ABI promises plugins; `state` is only touched from those calls.
 final class PluginSink: CaptureSink, @unchecked Sendable {
     let id: String
+    let isolation: SinkIsolation?
+    var pluginPath: String? { plugin.path }
     private let plugin: PluginTable
     private var instance: UnsafeMutableRawPointer?
     private var output: String?
     private var closed = false
 
     /// Calls the plugin's `create` with the spec's options.
-    init(plugin: PluginTable, options: SinkOptions) throws(SinkError) {
+    init(plugin: PluginTable, options: SinkOptions, isolation: SinkIsolation? = SinkIsolation()) throws(SinkError) {
         self.id = plugin.id
         self.plugin = plugin
+        self.isolation = isolation
         let pairs = options.given.sorted { $0.key < $1.key }
         var error = pwrec_error()
         var created: UnsafeMutableRawPointer?
@@ -122,19 +128,25 @@ final class PluginSink: CaptureSink, @unchecked Sendable {
 
     // MARK: - translation
 
+    /// A failing call during the recording: its error names the plugin's file.
     private func check(_ status: Int32, _ error: pwrec_error) throws(SinkError) {
-        if status != PWREC_OK { throw PluginSink.sinkError(status, error, sink: id, path: output) }
+        if status != PWREC_OK { throw PluginSink.sinkError(status, error, sink: id, path: output, plugin: plugin.path) }
     }
 
-    static func sinkError(_ status: Int32, _ error: pwrec_error, sink: String, path: String?) -> SinkError {
+    /// `plugin`, when given, is named after the plugin's message (errors from a running sink; a `create`'s
+    /// option errors are about the spec the user typed and say so already).
+    static func sinkError(_ status: Int32, _ error: pwrec_error, sink: String, path: String?, plugin: String? = nil) -> SinkError {
         let message = cString(error.message)
-        let text = message.isEmpty ? "the plugin reported status \(status)" : message
+        let said = message.isEmpty ? "the plugin reported status \(status)" : message
+        let text = said + (plugin.map { " (plugin \($0))" } ?? "")
         switch status {
         case PWREC_ERR_INVALID_OPTION: return .invalidOption(sink: sink, option: cString(error.option), reason: text)
         case PWREC_ERR_UNSUPPORTED: return .unsupported(sink: sink, reason: text)
         // The error names a place; without an output the plugin's own words are the best place there is.
-        case PWREC_ERR_NO_SPACE: return .insufficientStorage(path: path ?? (message.isEmpty ? "sink '\(sink)'" : "sink '\(sink)' (\(message))"))
-        case PWREC_ERR_PERMISSION: return .filePermissions(path: path ?? sink, reason: text)
+        case PWREC_ERR_NO_SPACE: return .insufficientStorage(path: path ?? (message.isEmpty ? "sink '\(sink)'" : "sink '\(sink)' (\(text))"))
+        // Without an output there is no path to name: the sink failed, for lack of permission.
+        case PWREC_ERR_PERMISSION:
+            return path.map { .filePermissions(path: $0, reason: text) } ?? .failed(sink: sink, reason: "permission denied: " + text)
         default: return .failed(sink: sink, reason: text)
         }
     }

@@ -80,12 +80,14 @@ struct PluginTrust: Sendable {
         guard mode & 0o022 != 0 else { return }
         let sharedByRoot = st.st_uid == 0 && mode & S_ISVTX != 0
         if place.onTheWay && sharedByRoot { return }
-        let who = mode & 0o002 != 0 ? "everyone" : "its group"
+        let everyone = mode & 0o002 != 0
+        let who = everyone ? "everyone" : "its group"
+        let replacer = everyone ? "anyone" : "anyone in its group"
         let fix = sharedByRoot
             ? "move the plugin to a folder that only you or root can write"
             : "run `chmod go-w \(place.path)` if you trust its contents"
         throw .pluginRejected(path: subject, reason:
-            "\(place.what) is writable by \(who) (mode \(octal(mode))), so anyone could replace the code; \(fix)")
+            "\(place.what) is writable by \(who) (mode \(octal(mode))), so \(replacer) could replace the code; \(fix)")
     }
 
     /// The owner rule alone (symlinks have no mode of their own).

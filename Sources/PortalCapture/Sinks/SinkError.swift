@@ -14,6 +14,9 @@ public enum SinkError: Error, Equatable, Sendable, CustomStringConvertible {
     case notAllowed(id: String)
     /// A plugin file that was refused or failed to load.
     case pluginRejected(path: String, reason: String)
+    /// An isolated sink (a plugin's, `SinkIsolation`) did not take its queued samples and close within
+    /// `after`; the recording ended without it, and its thread may still be blocked in the sink's code.
+    case abandoned(sink: String, pluginPath: String?, after: Duration)
     /// Anything else, with the failing call (e.g. `avcodec_open2`) and its message.
     case failed(sink: String, reason: String)
 
@@ -33,8 +36,17 @@ public enum SinkError: Error, Equatable, Sendable, CustomStringConvertible {
             "sink '\(id)' is not allowed by the recording policy; ask your administrator or use an allowed sink"
         case .pluginRejected(let path, let reason):
             "plugin \(path) was not loaded: \(reason)"
+        case .abandoned(let sink, let pluginPath, let after):
+            (pluginPath.map { "plugin sink '\(sink)' (\($0))" } ?? "sink '\(sink)'")
+                + " did not return within \(Self.seconds(after)); it was abandoned (what the other sinks recorded is kept)"
         case .failed(let sink, let reason):
             "sink '\(sink)' failed: \(reason)"
         }
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration / .milliseconds(1)
+        return milliseconds.rounded() == milliseconds && Int(milliseconds) % 1000 == 0
+            ? "\(Int(milliseconds) / 1000) s" : "\(milliseconds / 1000) s"
     }
 }

@@ -6,8 +6,7 @@ import Foundation
 enum StateDirectory {
     static func url(_ subdirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         let state = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? ((environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-                 ?? PolicyPasswdEntry(uid: geteuid())?.home ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.local/state")
+            ?? ((UserHome.path(environment: environment) ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.local/state")
         return URL(fileURLWithPath: state).appendingPathComponent("pwrecord/" + subdirectory)
     }
 

@@ -102,11 +102,7 @@ enum RecordCommand {
             return OutputPlace.sinkOptionKeys.contains { spec[$0] == "-" }
         }
         var sinks = SinkRegistry.standard()
-        let rejectedPlugins = sinks.registerPlugins(from: PluginLoader())
-        // A refused plugin explains an "unknown sink" error, so it is shown when sinks are asked for.
-        if !parsed.all("sink").isEmpty {
-            for problem in rejectedPlugins { console.note("warning: \(problem)") }
-        }
+        if let refused = loadPlugins(into: &sinks, for: parsed, console: console) { return refused }
         let plan = try plan(parsed, config: config, sinks: sinks)
         EncoderSink.setLibraryLogLevel(.error)
         // This process is ours: libx264's frames in 4 kB pages, not rounded up to 2 MB huge pages (about 7 MB

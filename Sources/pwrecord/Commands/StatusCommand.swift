@@ -6,7 +6,8 @@ import Plugins
 enum StatusCommand {
     static func run(_ parsed: ParsedCommand, console: Console) async throws(CommandLineError) -> ExitCode {
         let appID = try parsed.value("app-id", ValueParsers.appID) ?? "pwrecord"
-        let recorder = ScreenRecorder.standard(appID: appID, provider: Providers.screenCast())
+        // Only availability and the policy are asked for: no sink is made, so no plugin is loaded (its code would run).
+        let recorder = ScreenRecorder.standard(appID: appID, provider: Providers.screenCast(), plugins: nil)
         var availability = await recorder.refreshAvailability()
         let decision = recorder.policyDecision
         // What the policy says of a plain `pwrecord record` (kept, through the encoder sink, in the kept

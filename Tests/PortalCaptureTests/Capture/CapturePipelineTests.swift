@@ -155,7 +155,7 @@ struct CapturePipelineTests {
         #expect(end >= expected && end < expected + 20_000_000, "ended \(Double(Int64(end) - Int64(expected)) / 1e6) ms after the stop less the pause")
     }
 
-    @Test("an fps cap drops frames at the source")
+    @Test("an fps cap drops frames at the source, and the sinks are told the capped rate")
     func fpsCapDrops() async throws {
         let rig = try await makeProducer("test-pipeline-cap")
         defer { rig.producer.stop(); rig.core.close() }
@@ -171,6 +171,9 @@ struct CapturePipelineTests {
         let seconds = Double((stamps.last ?? 0) &- (stamps.first ?? 0)) / 1e9
         let rate = Double(stamps.count - 1) / max(seconds, 0.001)
         #expect(rate <= 17 && rate >= 10, "rate \(rate) fps over \(seconds) s")
+        // The producer announces 60/1; the sinks get 15 a second.
+        #expect(sink.context?.video?.frameRate == FrameRate(15), "\(String(describing: sink.context?.video))")
+        #expect(sink.frames.allSatisfy { $0.format.frameRate == FrameRate(15) })
     }
 
     @Test("the producer going away ends the capture once, within 1 s, and the sinks are still closed once")

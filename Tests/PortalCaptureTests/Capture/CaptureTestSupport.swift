@@ -110,6 +110,8 @@ final class RecordingSink: CaptureSink {
         /// Signalled when `consume` starts; `consume` then waits for `gate` to open (when set).
         var entered: DispatchSemaphore?
         var gate: Gate?
+        /// Run on a thread of its own (`CaptureSink.isolation`).
+        var isolation: SinkIsolation?
     }
 
     let id: String
@@ -123,6 +125,7 @@ final class RecordingSink: CaptureSink {
         self.behaviour = behaviour
     }
 
+    var isolation: SinkIsolation? { behaviour.isolation }
     var calls: [Call] { log.withLock { $0 } }
     /// What `open` was given.
     var context: SinkContext? { openContext.withLock { $0 } }
