@@ -28,7 +28,7 @@ struct PolicyFileReader {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return (nil, [.unreadable(path: path, reason: Self.text(errno))]) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { return (nil, [.notRegularFile(path: path)]) }
-        var problems = trustProblems(path, info)
+        var problems = linkProblems(path, name: name ?? path, in: directory, info: info) ?? trustProblems(path, info)
 
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
@@ -69,7 +69,7 @@ struct PolicyFileReader {
             close(fd)
             return (-1, false, [.unreadable(path: path, reason: Self.text(error))])
         }
-        return (fd, false, trustProblems(path, info))
+        return (fd, false, linkProblems(path, name: name ?? path, in: directory, info: info) ?? trustProblems(path, info))
     }
 
     /// A name that is there but leads nowhere (a symlink to something missing) is not a missing file: the
