@@ -39,6 +39,9 @@ public enum PolicyError: Error, Equatable, Sendable, CustomStringConvertible {
     case writableByOthers(path: String, mode: UInt32)
     /// A file that is not valid UTF-8.
     case invalidEncoding(path: String)
+    /// A file or directory that pwrecord may not open (`EACCES`): policy files must be readable by every user,
+    /// since everyone's recording is decided by them.
+    case permissionDenied(path: String, isDirectory: Bool)
     /// A system file or directory reached through the symlink `link`, whose target, or a directory on the way to
     /// it (`path`), is not owned by the trusted owner (root): that owner could swap the policy.
     case untrustedLinkTarget(link: String, target: String, path: String, owner: UInt32, expected: UInt32)
@@ -97,6 +100,9 @@ public enum PolicyError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(path): writable by group or others (mode 0\(String(mode & 0o7777, radix: 8))); run 'chmod go-w \(path)'"
         case .invalidEncoding(let path):
             "\(path): not valid UTF-8; save it as UTF-8 text"
+        case .permissionDenied(let path, let isDirectory):
+            "\(path): cannot read: Permission denied; make it readable by everyone with "
+                + "'chmod \(isDirectory ? "755" : "644") \(path)' (recording stays unavailable until it can be read)"
         case .untrustedLinkTarget(let link, let target, let path, let owner, let expected):
             path == target
                 ? "\(link): links to \(target), owned by uid \(owner), \(Self.notOwner(expected)); "

@@ -22,6 +22,7 @@ struct PolicyFileReader {
             let error = errno
             if let dangling = Self.danglingLink(name ?? path, in: directory, path: path, error: error) { return (nil, [dangling]) }
             if missingIsFine && (error == ENOENT || error == ENOTDIR) { return (nil, []) }
+            if error == EACCES { return (nil, [.permissionDenied(path: path, isDirectory: false)]) }
             return (nil, [.unreadable(path: path, reason: Self.text(error))])
         }
         defer { close(fd) }
@@ -61,6 +62,7 @@ struct PolicyFileReader {
             if let dangling = Self.danglingLink(name ?? path, in: directory, path: path, error: error) { return (-1, false, [dangling]) }
             if error == ENOENT { return (-1, true, []) }
             if error == ENOTDIR { return (-1, false, [.notDirectory(path: path)]) }
+            if error == EACCES { return (-1, false, [.permissionDenied(path: path, isDirectory: true)]) }
             return (-1, false, [.unreadable(path: path, reason: Self.text(error))])
         }
         var info = stat()
