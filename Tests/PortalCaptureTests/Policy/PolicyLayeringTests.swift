@@ -116,6 +116,17 @@ struct PolicyLayeringTests {
         #expect(dad.systemAudioAllowed)
     }
 
+    @Test("layers with no output folder in common allow none, and the refusal says so")
+    func noCommonOutputFolder() {
+        let fixture = PolicyFixture()
+        fixture.write(fixture.system + "/policy.conf", "[defaults]\noutput-dirs = /srv/recordings")
+        fixture.write(fixture.userFile, "[defaults]\noutput-dirs = ~/Videos")
+        let decision = Self.decide(fixture)
+        #expect(decision.isAvailable && decision.allowedOutputDirs == [])
+        #expect(OutputPlace.refusal(placing: "/srv/recordings/a.mkv", decision)
+                == "the policy does not allow saving recordings in /srv/recordings (allowed: none)")
+    }
+
     @Test("the user file cannot loosen the system policy")
     func userFileCannotLoosen() {
         let fixture = PolicyFixture()
