@@ -51,9 +51,11 @@ enum PolicyCommands {
             throw CommandLineError(reason: .invalidValue(option: "--user", value: parsed.value("user") ?? "", reason: error.description),
                                    commandPath: parsed.path)
         }
-        let explanation = Policy.load().explain(for: subject, at: at)
+        var explanation = Policy.load().explain(for: subject, at: at)
+        // As `status` says: what the policy allows must include the sink `pwrecord record` writes through.
+        if let reason = RecordSink.unavailableReason(explanation.decision) { explanation.otherReasons.append(reason) }
         console.out(explanation.description)
-        return explanation.decision.isAvailable ? .success : .disabledByPolicy
+        return explanation.isAvailable ? .success : .disabledByPolicy
     }
 
     /// `HH:MM` today (in the policy's system time zone) or `YYYY-MM-DDTHH:MM`.
