@@ -26,6 +26,27 @@ struct PolicyCommandTests {
         #expect(r.stdout.contains("ok"))
     }
 
+    @Test("policy check warns about names that match nothing, and still exits 0: the decision does not change")
+    func checkWarnsAboutTypos() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        try home.writeUserPolicy("[group:nosuchgroup-pwrecord]\nrecording = deny\n[user:nosuchuser-pwrecord]\nrecording = deny\n"
+                                 + "[exe:/no/such/exe]\nrecording = deny\n[defaults]\nsinks = encoder,nosuchsink\n")
+        let file = home.userPolicyFile.path
+        let r = try await Pwrecord.run(["policy", "check"], environment: home.env)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("\(file):1: warning: no group 'nosuchgroup-pwrecord'") }, "\(r.stdout)")
+        #expect(lines.contains { $0.hasPrefix("\(file):3: warning: no user 'nosuchuser-pwrecord'") }, "\(r.stdout)")
+        #expect(lines.contains { $0.hasPrefix("\(file):5: warning: /no/such/exe does not exist") }, "\(r.stdout)")
+        #expect(lines.contains { $0.hasPrefix("\(file):8: warning: unknown sink 'nosuchsink' in 'sinks'")
+                                 && ["callback", "encoder", "frames", "null", "raw"].allSatisfy($0.contains) }, "\(r.stdout)")
+        #expect(lines.last == "\(file): ok (4 warnings: the policy works as written)", "\(r.stdout)")
+        // The decision is the one the lines make: the encoder is allowed, so recording is.
+        let explained = try await Pwrecord.run(["policy", "explain"], environment: home.env)
+        #expect(explained.status == 0 && explained.stdout.contains("sinks = encoder, nosuchsink"), "\(explained.stdout)")
+    }
+
     @Test("policy explain exits 4 when a user policy denies recording, naming the line")
     func explainShowsDenyingLine() async throws {
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("cfg-\(UUID().uuidString)")

@@ -77,7 +77,14 @@ public struct Policy: Sendable {
     /// and values; with `trustedOwner`, also owned by that uid and not group/world-writable (as a system file
     /// must be).
     public static func check(file path: String, trustedOwner: UInt32? = nil) -> [PolicyError] {
-        PolicyFileReader(trustedOwner: trustedOwner).readFile(path, missingIsFine: false).problems
+        draft(file: path, trustedOwner: trustedOwner).problems
+    }
+
+    /// One file read as a policy of its own, checked as `check(file:trustedOwner:)` does: its `problems`, and its
+    /// document for `warnings(knownSinks:)`.
+    public static func draft(file path: String, trustedOwner: UInt32? = nil) -> Policy {
+        let read = PolicyFileReader(trustedOwner: trustedOwner).readFile(path, missingIsFine: false)
+        return Policy(documents: read.document.map { [$0] } ?? [], fileProblems: read.problems)
     }
 
     /// What the policy says, layer by layer tightened, for `subject` (before looking at the time).

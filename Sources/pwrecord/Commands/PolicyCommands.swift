@@ -1,28 +1,42 @@
 import Foundation
 import PortalCapture
+import Plugins
 
 /// `pwrecord policy check [FILE]` and `pwrecord policy explain [--user U] [--app A] [--at TIME]`.
 enum PolicyCommands {
     /// Validates one file (as a system file: root-owned, not writable by others) or, without a file, the
-    /// whole system policy plus the user's file. Prints `file:line: what` per problem; exit 1 when any.
+    /// whole system policy plus the user's file. Prints `file:line: what` per problem; exit 1 when any. Names
+    /// that match nothing here (users, groups, executables, sinks) are printed as `file:line: warning: ...`;
+    /// they change no decision, so with warnings only the exit status is still 0.
     static func check(_ parsed: ParsedCommand, console: Console) throws(CommandLineError) -> ExitCode {
-        let problems: [PolicyError]
+        let policy: Policy
         let what: String
         if let file = parsed.positionals.first {
-            problems = Policy.check(file: file, trustedOwner: 0)
+            policy = Policy.draft(file: file, trustedOwner: 0)
             what = file
         } else {
-            let policy = Policy.load()
-            problems = policy.problems
+            policy = Policy.load()
             what = policy.files.isEmpty ? "the policy (no files: no restrictions)" : policy.files.joined(separator: ", ")
         }
+        let problems = policy.problems
+        let warnings = policy.warnings(knownSinks: knownSinks())
+        for w in warnings { console.out(w.description) }
         if problems.isEmpty {
-            console.out("\(what): ok")
+            let noted = warnings.isEmpty ? "" : " (\(warnings.count) warning\(warnings.count == 1 ? "" : "s"): the policy works as written)"
+            console.out("\(what): ok\(noted)")
             return .success
         }
         for p in problems { console.out(p.description) }
         console.error("\(problems.count) problem\(problems.count == 1 ? "" : "s") found; recording stays unavailable until they are fixed")
         return .failure
+    }
+
+    /// The sink ids a policy may name: those `pwrecord sinks` lists (built-in and the plugins found), and
+    /// `callback`, which apps using the framework register.
+    static func knownSinks() -> Set<String> {
+        var registry = SinkRegistry.standard()
+        _ = registry.registerPlugins(from: PluginLoader())
+        return Set(registry.factories.map(\.id) + ["callback"])
     }
 
     /// Prints the decision for a user, app and time with the lines that made it. Exit 0 when recording
