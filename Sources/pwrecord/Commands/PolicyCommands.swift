@@ -72,20 +72,39 @@ enum PolicyCommands {
         return explanation.isAvailable ? .success : .disabledByPolicy
     }
 
-    /// `HH:MM` today (in the policy's system time zone) or `YYYY-MM-DDTHH:MM`.
-    static func parseTime(_ s: String, now: Date) throws(ValueError) -> Date {
+    /// `HH:MM` today or `YYYY-MM-DDTHH:MM`, read in `timeZone` (the policy's system time zone). A time the
+    /// clocks skip there (the hour daylight saving time starts) is refused as such, not as a bad format.
+    static func parseTime(_ s: String, now: Date, timeZone: TimeZone = .policySystem) throws(ValueError) -> Date {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .policySystem
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = .policySystem
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm"
-        if let d = formatter.date(from: s) { return d }
-        let parts = s.split(separator: ":")
-        if parts.count == 2, let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m),
-           let d = calendar.date(bySettingHour: h, minute: m, second: 0, of: now) {
-            return d
+        calendar.timeZone = timeZone
+        var wanted: DateComponents
+        let dateAndTime = s.split(separator: "T", omittingEmptySubsequences: false)
+        let clock = dateAndTime.last.map { $0.split(separator: ":", omittingEmptySubsequences: false) } ?? []
+        guard dateAndTime.count <= 2, clock.count == 2,
+              clock.allSatisfy({ (1...2).contains($0.count) && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let h = Int(clock[0]), let m = Int(clock[1]), (0..<24).contains(h), (0..<60).contains(m)
+        else { throw ValueError("expected HH:MM or YYYY-MM-DDTHH:MM") }
+        if dateAndTime.count == 2 {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = timeZone
+            formatter.dateFormat = "yyyy-MM-dd"
+            guard let day = formatter.date(from: String(dateAndTime[0])) else {
+                throw ValueError("expected HH:MM or YYYY-MM-DDTHH:MM")
+            }
+            wanted = calendar.dateComponents([.year, .month, .day], from: day)
+        } else {
+            wanted = calendar.dateComponents([.year, .month, .day], from: now)
         }
-        throw ValueError("expected HH:MM or YYYY-MM-DDTHH:MM")
+        wanted.hour = h
+        wanted.minute = m
+        // A wall-clock time that does not exist comes back moved (02:30 as 03:30): it is not the time asked for.
+        guard let date = calendar.date(from: wanted), calendar.component(.day, from: date) == wanted.day,
+              calendar.component(.hour, from: date) == h, calendar.component(.minute, from: date) == m
+        else {
+            throw ValueError("\(s) does not exist in \(timeZone.identifier): the clocks skip it when daylight saving time "
+                             + "starts; give a time outside that gap")
+        }
+        return date
     }
 }
