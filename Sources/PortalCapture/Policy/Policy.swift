@@ -77,7 +77,14 @@ public struct Policy: Sendable {
     /// and values; with `trustedOwner`, also owned by that uid and not group/world-writable (as a system file
     /// must be).
     public static func check(file path: String, trustedOwner: UInt32? = nil) -> [PolicyError] {
-        PolicyFileReader(trustedOwner: trustedOwner).readFile(path, missingIsFine: false).problems
+        draft(file: path, trustedOwner: trustedOwner).problems
+    }
+
+    /// One file read as a policy of its own, checked as `check(file:trustedOwner:)` does: its `problems`, and its
+    /// document for `warnings(knownSinks:)`.
+    public static func draft(file path: String, trustedOwner: UInt32? = nil) -> Policy {
+        let read = PolicyFileReader(trustedOwner: trustedOwner).readFile(path, missingIsFine: false)
+        return Policy(documents: read.document.map { [$0] } ?? [], fileProblems: read.problems)
     }
 
     /// What the policy says, layer by layer tightened, for `subject` (before looking at the time).
@@ -121,6 +128,24 @@ public struct Policy: Sendable {
             PolicyExplanation.Part(key: key, value: sourced.map { text($0.value) } ?? fallback,
                                    lines: sourced?.sources ?? [])
         }
+        guard problems.isEmpty else {
+            // Failing closed: show what the decision allows (nothing), not the values the broken lines hold.
+            func permission(_ allowed: Bool) -> String { allowed ? "allow" : "deny" }
+            func none(_ items: [String]?) -> String { items.map { $0.isEmpty ? "none" : $0.joined(separator: ", ") } ?? "any" }
+            let values: [(PolicyKey, String)] = [
+                (.recording, permission(decision.isAvailable)),
+                (.microphone, permission(decision.microphoneAllowed)),
+                (.systemAudio, permission(decision.systemAudioAllowed)),
+                (.maxDuration, decision.maxDuration?.policyDescription ?? "unlimited"),
+                (.hours, PolicyHours.never.description),
+                (.consentMemory, decision.consentMemory?.policyDescription ?? "unlimited"),
+                (.sinks, none(decision.allowedSinks?.sorted())),
+                (.outputDirs, none(decision.allowedOutputDirs)),
+            ]
+            return PolicyExplanation(subject: subject, date: date, timeZone: timeZone, files: files, decision: decision,
+                                     parts: values.map { PolicyExplanation.Part(key: $0.0, value: $0.1, lines: []) },
+                                     failedClosed: true)
+        }
         let parts = [
             part(.recording, resolved.recording, \.rawValue, default: "allow"),
             part(.microphone, resolved.microphone, \.rawValue, default: "allow"),
@@ -133,6 +158,6 @@ public struct Policy: Sendable {
                  default: "any"),
         ]
         return PolicyExplanation(subject: subject, date: date, timeZone: timeZone, files: files,
-                                 decision: decision, parts: parts)
+                                 decision: decision, parts: parts, failedClosed: false)
     }
 }

@@ -39,6 +39,15 @@ public enum PolicyError: Error, Equatable, Sendable, CustomStringConvertible {
     case writableByOthers(path: String, mode: UInt32)
     /// A file that is not valid UTF-8.
     case invalidEncoding(path: String)
+    /// A file or directory that pwrecord may not open (`EACCES`): policy files must be readable by every user,
+    /// since everyone's recording is decided by them.
+    case permissionDenied(path: String, isDirectory: Bool)
+    /// A system file or directory reached through the symlink `link`, whose target, or a directory on the way to
+    /// it (`path`), is not owned by the trusted owner (root): that owner could swap the policy.
+    case untrustedLinkTarget(link: String, target: String, path: String, owner: UInt32, expected: UInt32)
+    /// A system file or directory reached through the symlink `link`, whose target, or a directory on the way to
+    /// it (`path`), group or others may write (a directory: without the sticky bit).
+    case writableLinkTarget(link: String, target: String, path: String, mode: UInt32)
 
     // MARK: Decisions
 
@@ -53,6 +62,9 @@ public enum PolicyError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownUser(String)
     /// Watching the policy files failed; `function` is the failing C call (e.g. `inotify_init1`).
     case watchFailed(function: String, errno: Int32)
+
+    static func ownerName(_ uid: UInt32) -> String { uid == 0 ? "root" : "\(uid)" }
+    static func notOwner(_ uid: UInt32) -> String { uid == 0 ? "not by root" : "not by uid \(uid)" }
 
     public var description: String {
         switch self {
@@ -88,6 +100,23 @@ public enum PolicyError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(path): writable by group or others (mode 0\(String(mode & 0o7777, radix: 8))); run 'chmod go-w \(path)'"
         case .invalidEncoding(let path):
             "\(path): not valid UTF-8; save it as UTF-8 text"
+        case .permissionDenied(let path, let isDirectory):
+            "\(path): cannot read: Permission denied; make it readable by everyone with "
+                + "'chmod \(isDirectory ? "755" : "644") \(path)' (recording stays unavailable until it can be read)"
+        case .untrustedLinkTarget(let link, let target, let path, let owner, let expected):
+            path == target
+                ? "\(link): links to \(target), owned by uid \(owner), \(Self.notOwner(expected)); "
+                    + "run 'chown \(Self.ownerName(expected)) \(target)'"
+                : "\(link): links to \(target) through \(path), owned by uid \(owner), \(Self.notOwner(expected)), "
+                    + "who could swap the policy file; run 'chown \(Self.ownerName(expected)) \(path)' "
+                    + "or move the file into a directory only \(Self.ownerName(expected)) can write"
+        case .writableLinkTarget(let link, let target, let path, let mode):
+            path == target
+                ? "\(link): links to \(target), writable by group or others (mode 0\(String(mode & 0o7777, radix: 8))); "
+                    + "run 'chmod go-w \(target)'"
+                : "\(link): links to \(target) through \(path), writable by group or others without the sticky bit "
+                    + "(mode 0\(String(mode & 0o7777, radix: 8))), who could swap the policy file; run 'chmod go-w \(path)' "
+                    + "or move the file into a directory only root can write"
         case .recordingDenied(let source):
             "\(source.file):\(source.line): recording is denied by [\(source.section)]; ask your administrator"
         case .outsideHours(let allowed, let lines):

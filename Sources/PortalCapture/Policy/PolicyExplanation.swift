@@ -17,8 +17,17 @@ public struct PolicyExplanation: Sendable, CustomStringConvertible {
     /// The files read, in layer order.
     public let files: [String]
     public let decision: PolicyDecision
-    /// One part per key, in `PolicyKey.allCases` order.
+    /// One part per key, in `PolicyKey.allCases` order. While the policy has problems these are the values it
+    /// fails closed to (nothing allowed), not what its lines say.
     public let parts: [Part]
+    /// Whether the policy has problems, so nothing is allowed whatever its lines say.
+    public let failedClosed: Bool
+    /// Why the program asking cannot record although the policy's decision allows it (for `pwrecord record`: the
+    /// policy's `sinks` leave out the encoder it writes through). Added by the caller; they make it unavailable.
+    public var otherReasons: [String] = []
+
+    /// Whether recording is available: the policy allows it and nothing else stands in the way.
+    public var isAvailable: Bool { decision.isAvailable && otherReasons.isEmpty }
 
     /// The part for one key.
     public func part(_ key: PolicyKey) -> Part? { parts.first { $0.key == key } }
@@ -33,12 +42,13 @@ public struct PolicyExplanation: Sendable, CustomStringConvertible {
         lines.append(who)
         lines.append("at \(Self.format(date, timeZone)) (\(timeZone.identifier))")
         lines.append("files: " + (files.isEmpty ? "none (no restrictions)" : files.joined(separator: ", ")))
-        lines.append("recording is " + (decision.isAvailable ? "available" : "unavailable:"))
-        lines += decision.reasons.map { "  \($0)" }
+        lines.append("recording is " + (isAvailable ? "available" : "unavailable:"))
+        lines += decision.reasons.map { "  \($0)" } + otherReasons.map { "  \($0)" }
+        if failedClosed { lines.append("while the policy has problems, nothing is allowed:") }
         for part in parts {
             var head = "\(part.key.rawValue) = \(part.value)"
             if part.key == .hours, let next = decision.nextChange { head += "  (next change \(Self.format(next, timeZone)))" }
-            if part.lines.isEmpty { head += "  (not set: built-in default)" }
+            if part.lines.isEmpty && !failedClosed { head += "  (not set: built-in default)" }
             lines.append(head)
             lines += part.lines.map { "  \($0)" }
         }

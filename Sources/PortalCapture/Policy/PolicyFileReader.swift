@@ -22,13 +22,14 @@ struct PolicyFileReader {
             let error = errno
             if let dangling = Self.danglingLink(name ?? path, in: directory, path: path, error: error) { return (nil, [dangling]) }
             if missingIsFine && (error == ENOENT || error == ENOTDIR) { return (nil, []) }
+            if error == EACCES { return (nil, [.permissionDenied(path: path, isDirectory: false)]) }
             return (nil, [.unreadable(path: path, reason: Self.text(error))])
         }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { return (nil, [.unreadable(path: path, reason: Self.text(errno))]) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { return (nil, [.notRegularFile(path: path)]) }
-        var problems = trustProblems(path, info)
+        var problems = linkProblems(path, name: name ?? path, in: directory, info: info) ?? trustProblems(path, info)
 
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
@@ -61,6 +62,7 @@ struct PolicyFileReader {
             if let dangling = Self.danglingLink(name ?? path, in: directory, path: path, error: error) { return (-1, false, [dangling]) }
             if error == ENOENT { return (-1, true, []) }
             if error == ENOTDIR { return (-1, false, [.notDirectory(path: path)]) }
+            if error == EACCES { return (-1, false, [.permissionDenied(path: path, isDirectory: true)]) }
             return (-1, false, [.unreadable(path: path, reason: Self.text(error))])
         }
         var info = stat()
@@ -69,7 +71,7 @@ struct PolicyFileReader {
             close(fd)
             return (-1, false, [.unreadable(path: path, reason: Self.text(error))])
         }
-        return (fd, false, trustProblems(path, info))
+        return (fd, false, linkProblems(path, name: name ?? path, in: directory, info: info) ?? trustProblems(path, info))
     }
 
     /// A name that is there but leads nowhere (a symlink to something missing) is not a missing file: the

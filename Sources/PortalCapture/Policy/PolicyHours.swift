@@ -67,8 +67,22 @@ public struct PolicyHours: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The first moment after `date` at which `contains` changes, in wall-clock time of `timeZone` (so daylight
-    /// saving changes are honoured); nil when it never changes (`always`, `never`).
+    /// saving changes are honoured); nil when it never changes (`always`, `never`). A boundary that changes nothing
+    /// is passed over: `02:00-03:00` does not exist on the day the clocks skip from 02:00 to 03:00, so nothing
+    /// opens or closes then.
     public func nextBoundary(after date: Date, in timeZone: TimeZone) -> Date? {
+        let inside = contains(date, in: timeZone)
+        var from = date
+        for _ in 0..<(2 * boundaries.count + 2) {
+            guard let candidate = nextWallClockBoundary(after: from, in: timeZone) else { return nil }
+            if contains(candidate, in: timeZone) != inside { return candidate }
+            from = candidate
+        }
+        return from  // Not reached for real zones; at worst the decision is made again then and changes nothing.
+    }
+
+    /// The next moment after `date` whose wall-clock time is a boundary, whether or not it changes anything.
+    func nextWallClockBoundary(after date: Date, in timeZone: TimeZone) -> Date? {
         let boundaries = self.boundaries
         guard let first = boundaries.first else { return nil }
         let calendar = Self.calendar(timeZone)

@@ -53,19 +53,22 @@ struct PolicySettings: Sendable, Equatable {
         case .sinks:
             let ids = value.split(separator: ",", omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
-            let valid = ids.allSatisfy { id in
-                !id.isEmpty && id.unicodeScalars.allSatisfy {
-                    $0.isASCII && (Self.isASCIIAlphanumeric($0) || "._:-".unicodeScalars.contains($0))
-                }
+            if ids.contains("") { return bad("a comma-separated list of sink ids, e.g. 'encoder, raw'") }
+            // A bad item in a list is named on its own, not the whole list.
+            if let item = ids.first(where: { id in
+                !id.unicodeScalars.allSatisfy { $0.isASCII && (Self.isASCIIAlphanumeric($0) || "._:-".unicodeScalars.contains($0)) }
+            }) {
+                return .badValue(file: file, line: line, key: key.rawValue, value: item,
+                                 expected: "sink ids (letters, digits and . _ : -) separated by commas, e.g. 'encoder, raw'")
             }
-            guard valid else { return bad("a comma-separated list of sink ids, e.g. 'encoder, raw'") }
             sinks = PolicySourced(value: Set(ids), sources: [source])
         case .outputDirs:
             let dirs = value.split(separator: ",", omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
-            let valid = dirs.allSatisfy { $0.hasPrefix("/") || $0 == "~" || $0.hasPrefix("~/") }
-            guard valid else {
-                return bad("a comma-separated list of absolute directories or ~/..., e.g. '~/Videos, /srv/recordings'")
+            if let item = dirs.first(where: { !($0.hasPrefix("/") || $0 == "~" || $0.hasPrefix("~/")) }) {
+                return .badValue(file: file, line: line, key: key.rawValue, value: item,
+                                 expected: "absolute directories or ~/... (not another user's ~NAME) separated by commas, "
+                                     + "e.g. '~/Videos, /srv/recordings'")
             }
             outputDirs = PolicySourced(value: dirs, sources: [source])
         }

@@ -7,7 +7,9 @@ public enum OutputPlace {
     public static let sinkOptionKeys = ["output", "audio"]
 
     static func allowed(_ decision: PolicyDecision) -> String {
-        decision.allowedOutputDirs?.joined(separator: ", ") ?? "anywhere"
+        guard let dirs = decision.allowedOutputDirs else { return "anywhere" }
+        // Layers whose directories have nothing in common (or a broken policy) leave no folder at all.
+        return dirs.isEmpty ? "none" : dirs.joined(separator: ", ")
     }
 
     /// Why the policy refuses a file at `path`: its folder is not allowed, or (the folder being allowed) the

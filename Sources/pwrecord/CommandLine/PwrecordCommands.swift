@@ -82,7 +82,7 @@ enum PwrecordCommands {
         name: "policy",
         abstract: "Check or explain the recording policy.",
         subcommands: [
-            CommandSpec(name: "check", abstract: "Validate a policy file (default: the system policy).",
+            CommandSpec(name: "check", abstract: "Validate a policy file (default: the system policy and your own policy file).",
                         positionals: [PositionalSpec(name: "file", help: "The file to check.", optional: true, domain: .file)]),
             CommandSpec(name: "explain", abstract: "Print the decision for a user, app and time, with the lines that made it.",
                         options: [

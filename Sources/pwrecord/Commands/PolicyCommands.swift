@@ -1,28 +1,42 @@
 import Foundation
 import PortalCapture
+import Plugins
 
 /// `pwrecord policy check [FILE]` and `pwrecord policy explain [--user U] [--app A] [--at TIME]`.
 enum PolicyCommands {
     /// Validates one file (as a system file: root-owned, not writable by others) or, without a file, the
-    /// whole system policy plus the user's file. Prints `file:line: what` per problem; exit 1 when any.
+    /// whole system policy plus the user's file. Prints `file:line: what` per problem; exit 1 when any. Names
+    /// that match nothing here (users, groups, executables, sinks) are printed as `file:line: warning: ...`;
+    /// they change no decision, so with warnings only the exit status is still 0.
     static func check(_ parsed: ParsedCommand, console: Console) throws(CommandLineError) -> ExitCode {
-        let problems: [PolicyError]
+        let policy: Policy
         let what: String
         if let file = parsed.positionals.first {
-            problems = Policy.check(file: file, trustedOwner: 0)
+            policy = Policy.draft(file: file, trustedOwner: 0)
             what = file
         } else {
-            let policy = Policy.load()
-            problems = policy.problems
+            policy = Policy.load()
             what = policy.files.isEmpty ? "the policy (no files: no restrictions)" : policy.files.joined(separator: ", ")
         }
+        let problems = policy.problems
+        let warnings = policy.warnings(knownSinks: knownSinks())
+        for w in warnings { console.out(w.description) }
         if problems.isEmpty {
-            console.out("\(what): ok")
+            let noted = warnings.isEmpty ? "" : " (\(warnings.count) warning\(warnings.count == 1 ? "" : "s"): the policy works as written)"
+            console.out("\(what): ok\(noted)")
             return .success
         }
         for p in problems { console.out(p.description) }
         console.error("\(problems.count) problem\(problems.count == 1 ? "" : "s") found; recording stays unavailable until they are fixed")
         return .failure
+    }
+
+    /// The sink ids a policy may name: those `pwrecord sinks` lists (built-in and the plugins found), and
+    /// `callback`, which apps using the framework register.
+    static func knownSinks() -> Set<String> {
+        var registry = SinkRegistry.standard()
+        _ = registry.registerPlugins(from: PluginLoader())
+        return Set(registry.factories.map(\.id) + ["callback"])
     }
 
     /// Prints the decision for a user, app and time with the lines that made it. Exit 0 when recording
@@ -51,25 +65,46 @@ enum PolicyCommands {
             throw CommandLineError(reason: .invalidValue(option: "--user", value: parsed.value("user") ?? "", reason: error.description),
                                    commandPath: parsed.path)
         }
-        let explanation = Policy.load().explain(for: subject, at: at)
+        var explanation = Policy.load().explain(for: subject, at: at)
+        // As `status` says: what the policy allows must include the sink `pwrecord record` writes through.
+        if let reason = RecordSink.unavailableReason(explanation.decision) { explanation.otherReasons.append(reason) }
         console.out(explanation.description)
-        return explanation.decision.isAvailable ? .success : .disabledByPolicy
+        return explanation.isAvailable ? .success : .disabledByPolicy
     }
 
-    /// `HH:MM` today (in the policy's system time zone) or `YYYY-MM-DDTHH:MM`.
-    static func parseTime(_ s: String, now: Date) throws(ValueError) -> Date {
+    /// `HH:MM` today or `YYYY-MM-DDTHH:MM`, read in `timeZone` (the policy's system time zone). A time the
+    /// clocks skip there (the hour daylight saving time starts) is refused as such, not as a bad format.
+    static func parseTime(_ s: String, now: Date, timeZone: TimeZone = .policySystem) throws(ValueError) -> Date {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .policySystem
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = .policySystem
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm"
-        if let d = formatter.date(from: s) { return d }
-        let parts = s.split(separator: ":")
-        if parts.count == 2, let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m),
-           let d = calendar.date(bySettingHour: h, minute: m, second: 0, of: now) {
-            return d
+        calendar.timeZone = timeZone
+        var wanted: DateComponents
+        let dateAndTime = s.split(separator: "T", omittingEmptySubsequences: false)
+        let clock = dateAndTime.last.map { $0.split(separator: ":", omittingEmptySubsequences: false) } ?? []
+        guard dateAndTime.count <= 2, clock.count == 2,
+              clock.allSatisfy({ (1...2).contains($0.count) && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let h = Int(clock[0]), let m = Int(clock[1]), (0..<24).contains(h), (0..<60).contains(m)
+        else { throw ValueError("expected HH:MM or YYYY-MM-DDTHH:MM") }
+        if dateAndTime.count == 2 {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = timeZone
+            formatter.dateFormat = "yyyy-MM-dd"
+            guard let day = formatter.date(from: String(dateAndTime[0])) else {
+                throw ValueError("expected HH:MM or YYYY-MM-DDTHH:MM")
+            }
+            wanted = calendar.dateComponents([.year, .month, .day], from: day)
+        } else {
+            wanted = calendar.dateComponents([.year, .month, .day], from: now)
         }
-        throw ValueError("expected HH:MM or YYYY-MM-DDTHH:MM")
+        wanted.hour = h
+        wanted.minute = m
+        // A wall-clock time that does not exist comes back moved (02:30 as 03:30): it is not the time asked for.
+        guard let date = calendar.date(from: wanted), calendar.component(.day, from: date) == wanted.day,
+              calendar.component(.hour, from: date) == h, calendar.component(.minute, from: date) == m
+        else {
+            throw ValueError("\(s) does not exist in \(timeZone.identifier): the clocks skip it when daylight saving time "
+                             + "starts; give a time outside that gap")
+        }
+        return date
     }
 }

@@ -125,6 +125,22 @@ struct PolicyDecisionTests {
         #expect(!explanation.decision.isAvailable)
         #expect(explanation.description.contains("recording is unavailable:\n  1.conf:2: bad value 'yes' for 'recording': expected allow or deny"))
     }
+
+    @Test("explain of a broken policy shows that nothing is allowed, as the decision does, not the loose lines")
+    func explainBrokenAllowsNothing() {
+        let policy = Policy.test("[defaults]\nrecordng = allow\nsystem-audio = allow\nsinks = encoder, raw")
+        let explanation = policy.explain(for: .alice, at: Self.now, timeZone: PolicyTestTime.utc)
+        #expect(explanation.failedClosed && !explanation.isAvailable)
+        #expect(explanation.decision == .failedClosed(policy.problems))
+        #expect(explanation.parts.map(\.key) == PolicyKey.allCases)
+        #expect(explanation.parts.map(\.value) == ["deny", "deny", "deny", "0s", "never", "0s", "none", "none"])
+        #expect(explanation.parts.allSatisfy { $0.lines.isEmpty })
+        let text = explanation.description
+        #expect(text.contains("while the policy has problems, nothing is allowed:\nrecording = deny\nmicrophone = deny\n"
+                              + "system-audio = deny\nmax-duration = 0s\nhours = never\nconsent-memory = 0s\nsinks = none\n"
+                              + "output-dirs = none"), "\(text)")
+        #expect(!text.contains("built-in default") && !text.contains("= any") && !text.contains("= allow"), "\(text)")
+    }
 }
 
 @Suite("Policy output directories")

@@ -16,6 +16,7 @@ final class PolicyFixture {
 
     init(createSystemDirectory: Bool = true) {
         root = FileManager.default.temporaryDirectory.path + "/pwrecord-policy-" + UUID().uuidString
+        makeDirectory(root)  // 0755 whatever the umask: symlinked files have every directory above them checked
         makeDirectory(root + "/etc")
         makeDirectory(root + "/home")
         if createSystemDirectory { makeDirectory(system) }
@@ -56,6 +57,15 @@ final class PolicyFixture {
     }
 
     func remove(_ path: String) { precondition(unlink(path) == 0) }
+
+    /// A symlink at `path` whose text is `target`; its directory is made if missing (an existing one keeps its mode).
+    func link(_ path: String, to target: String) {
+        if access(PolicyPath.parent(of: path), F_OK) != 0 { makeDirectory(PolicyPath.parent(of: path)) }
+        precondition(symlink(target, path) == 0, "cannot link \(path)")
+    }
+
+    /// `root` with symlinks resolved, as policy messages name targets.
+    var canonicalRoot: String { PolicyPath.realPath(root)! }
 
     private func chmodTree(_ path: String) -> Bool {
         // Make everything removable again after tests that chmod 000.

@@ -59,6 +59,20 @@ struct PolicyHoursTests {
         #expect(Self.hours(window).nextBoundary(after: T.date(now), in: T.utc) == T.date(expected))
     }
 
+    @Test("a window inside the hour the clocks skip changes nothing that day: the next change is the day after")
+    func windowInsideTheGap() {
+        let window = Self.hours("02:00-03:00")
+        // 2026-03-29: Berlin's clocks go from 02:00 straight to 03:00.
+        #expect(window.nextBoundary(after: T.date("2026-03-28 12:00", T.berlin), in: T.berlin) == T.date("2026-03-30 02:00", T.berlin))
+        #expect(window.nextBoundary(after: T.date("2026-03-30 02:30", T.berlin), in: T.berlin) == T.date("2026-03-30 03:00", T.berlin))
+        // A window only partly in the gap still opens on that day.
+        let partly = Self.hours("01:00-02:30").nextBoundary(after: T.date("2026-03-28 12:00", T.berlin), in: T.berlin)
+        #expect(partly == T.date("2026-03-29 01:00", T.berlin))
+        // ...and closes when the clocks jump past 02:30, at 03:00 summer time (01:00 UTC).
+        let closes = Self.hours("01:00-02:30").nextBoundary(after: T.date("2026-03-29 01:30", T.berlin), in: T.berlin)
+        #expect(closes == T.date("2026-03-29 01:00", T.utc))
+    }
+
     @Test("the next boundary follows wall-clock time across a daylight saving change")
     func nextBoundaryAcrossDST() {
         // Berlin moves to summer time on Sunday 2025-03-30 at 02:00. Saturday 21:00 CET -> Sunday 08:00 CEST (06:00 UTC).

@@ -116,6 +116,17 @@ struct PolicyLayeringTests {
         #expect(dad.systemAudioAllowed)
     }
 
+    @Test("layers with no output folder in common allow none, and the refusal says so")
+    func noCommonOutputFolder() {
+        let fixture = PolicyFixture()
+        fixture.write(fixture.system + "/policy.conf", "[defaults]\noutput-dirs = /srv/recordings")
+        fixture.write(fixture.userFile, "[defaults]\noutput-dirs = ~/Videos")
+        let decision = Self.decide(fixture)
+        #expect(decision.isAvailable && decision.allowedOutputDirs == [])
+        #expect(OutputPlace.refusal(placing: "/srv/recordings/a.mkv", decision)
+                == "the policy does not allow saving recordings in /srv/recordings (allowed: none)")
+    }
+
     @Test("the user file cannot loosen the system policy")
     func userFileCannotLoosen() {
         let fixture = PolicyFixture()
@@ -252,12 +263,23 @@ struct PolicyLayeringTests {
         #expect(decision.reasons == [.unreadable(path: place, reason: "a symlink to something that does not exist")])
     }
 
-    @Test("a file the reader may not open fails closed", .enabled(if: geteuid() != 0, "root can read any file"))
+    @Test("a file or directory the reader may not open fails closed", .enabled(if: geteuid() != 0, "root can read any file"))
     func permissionDenied() {
         let fixture = PolicyFixture()
         fixture.write(fixture.system + "/policy.conf", "[defaults]\n", mode: 0o000)
-        #expect(Self.decide(fixture).reasons == [.unreadable(path: fixture.system + "/policy.conf",
-                                                             reason: "Permission denied")])
+        fixture.makeDirectory(fixture.dropIns, mode: 0o300)
+        #expect(Self.decide(fixture).reasons == [.permissionDenied(path: fixture.system + "/policy.conf", isDirectory: false),
+                                                 .permissionDenied(path: fixture.dropIns, isDirectory: true)])
+    }
+
+    @Test("a file nobody but root may read says how to make it readable")
+    func permissionDeniedHint() {
+        #expect(PolicyError.permissionDenied(path: "/etc/pwrecord/policy.conf", isDirectory: false).description
+                == "/etc/pwrecord/policy.conf: cannot read: Permission denied; make it readable by everyone with "
+                + "'chmod 644 /etc/pwrecord/policy.conf' (recording stays unavailable until it can be read)")
+        #expect(PolicyError.permissionDenied(path: "/etc/pwrecord/policy.d", isDirectory: true).description
+                == "/etc/pwrecord/policy.d: cannot read: Permission denied; make it readable by everyone with "
+                + "'chmod 755 /etc/pwrecord/policy.d' (recording stays unavailable until it can be read)")
     }
 
     @Test("a system directory that is a file fails closed")
