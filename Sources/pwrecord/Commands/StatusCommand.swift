@@ -10,10 +10,12 @@ enum StatusCommand {
         let recorder = ScreenRecorder.standard(appID: appID, provider: Providers.screenCast(), plugins: nil)
         var availability = await recorder.refreshAvailability()
         let decision = recorder.policyDecision
-        // What the policy says of a plain `pwrecord record` (kept, through the encoder sink, in the kept
-        // recordings' folder), beyond "recording now". A broken or denying policy's own reasons say why, and
-        // are enough.
-        if decision.isAvailable, case .disabled(let reason)? = recorder.policyRefusal(for: RecordingOptions()) {
+        // What the policy says of a plain `pwrecord record` beyond "recording now": its sink (worded as
+        // `policy explain` words it), then the rest the recorder checks before consent (the kept recordings'
+        // folder). A broken or denying policy's own reasons say why, and are enough.
+        if let reason = RecordSink.unavailableReason(decision) {
+            availability.reasons.append(.policy(reason))
+        } else if decision.isAvailable, case .disabled(let reason)? = recorder.policyRefusal(for: RecordingOptions()) {
             availability.reasons.append(.policy(reason))
         }
         if parsed.flag("json") {
