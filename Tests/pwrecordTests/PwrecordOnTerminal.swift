@@ -3,7 +3,8 @@ import Glibc
 
 /// `pwrecord` running with its standard output and standard error on a pseudo-terminal, as in a user's
 /// terminal (`isatty` is true for both), with the terminal in raw mode so what it wrote arrives byte for byte
-/// (no `\n` to `\r\n`). Standard input is /dev/null.
+/// (no `\n` to `\r\n`). Standard input is /dev/null, or the terminal too with `inputFromTerminal` (then
+/// `type(_:)` sends keys).
 final class PwrecordOnTerminal: @unchecked Sendable {
     struct Result {
         var status: Int32
@@ -17,7 +18,8 @@ final class PwrecordOnTerminal: @unchecked Sendable {
     private let reader = DispatchGroup()
 
     /// Starts `pwrecord arguments...` in `folder` (default: the test's own) with `environment` added.
-    init(_ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil) throws {
+    init(_ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil,
+         inputFromTerminal: Bool = false) throws {
         var master: Int32 = -1, slave: Int32 = -1
         guard Self.openpty(&master, &slave) == 0 else { throw TerminalError("openpty: \(Self.lastError)") }
         _ = fcntl(master, F_SETFD, FD_CLOEXEC)
@@ -36,7 +38,7 @@ final class PwrecordOnTerminal: @unchecked Sendable {
             let terminal = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
             process.standardOutput = terminal
             process.standardError = terminal
-            process.standardInput = FileHandle.nullDevice
+            process.standardInput = inputFromTerminal ? terminal : FileHandle.nullDevice
             try process.run()
         } catch {
             close(slave)   // `master` is closed by deinit
@@ -77,6 +79,9 @@ final class PwrecordOnTerminal: @unchecked Sendable {
 
     func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
+    /// Types `text` on the terminal (with `inputFromTerminal`; raw mode: "\n" is Enter as the program reads it).
+    func type(_ text: String) { _ = text.utf8CString.withUnsafeBufferPointer { write(master, $0.baseAddress!, $0.count - 1) } }
+
     /// Waits until its output contains `text`, at most `timeout` seconds; false when it did not come.
     func waitForOutput(containing text: String, timeout: Double) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
@@ -96,7 +101,13 @@ final class PwrecordOnTerminal: @unchecked Sendable {
     private func waitBlocking(timeout: Double) -> Result {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { process.terminate() }
+        if process.isRunning {
+            // SIGTERM, then SIGKILL 5 s later: a hung pwrecord that ignores SIGTERM must fail its test, not hang it.
+            process.terminate()
+            let killAt = Date().addingTimeInterval(5)
+            while process.isRunning && Date() < killAt { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
         process.waitUntilExit()
         _ = reader.wait(timeout: .now() + 10)
         return Result(status: process.terminationStatus, output: outputSoFar)

@@ -39,7 +39,13 @@ final class PwrecordProcess: @unchecked Sendable {
     private func waitBlocking(timeout: Double) -> Pwrecord.Result {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { process.terminate() }
+        if process.isRunning {
+            // SIGTERM, then SIGKILL 5 s later: a hung pwrecord that ignores SIGTERM must fail its test, not hang it.
+            process.terminate()
+            let killAt = Date().addingTimeInterval(5)
+            while process.isRunning && Date() < killAt { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
         process.waitUntilExit()
         readers.wait()
         return Pwrecord.Result(status: process.terminationStatus, stdout: String(decoding: out.get(), as: UTF8.self),

@@ -75,6 +75,8 @@ struct ValidationBeforeSideEffectsTests {
         (["--window", "--bogus"], "--bogus"),
         (["--idle-stop", "5"], "--idle-stop"),
         (["--max-height", "500"], "--max-height"),
+        (["--long", "--interactive"], "--interactive"),
+        (["-o", ""], "--output"),
     ]
 
     @Test("a bad screenshot option exits 2 naming it, before the portal is asked", arguments: badScreenshotOptions)

@@ -33,10 +33,21 @@ enum ScreenshotCommand {
     }
 
     static func run(_ parsed: ParsedCommand, config: UserConfig, console: Console) async throws(CommandLineError) -> ExitCode {
+        if parsed.value("output")?.isEmpty == true {
+            throw CommandLineError(reason: .invalidValue(option: "--output", value: "", reason: "give a file name ending in .png or .pdf"),
+                                   commandPath: parsed.path)
+        }
         let output = config.outputURL(for: parsed.value("output") ?? "screenshot.png")
         let ext = output.pathExtension.lowercased()
         guard ext == "png" || ext == "pdf" else {
             throw CommandLineError(reason: .invalidValue(option: "--output", value: output.path, reason: "the file must end in .png or .pdf"),
+                                   commandPath: parsed.path)
+        }
+        if parsed.flag("long") && parsed.flag("interactive") {
+            // A long screenshot's ScreenCast dialog always asks what to share; the Screenshot portal's
+            // interactive dialog is not used, so the flag would be silently ignored.
+            throw CommandLineError(reason: .invalidCombination("'--interactive' applies only to a plain screenshot "
+                                                               + "(a long one always asks what to share); leave it out"),
                                    commandPath: parsed.path)
         }
         if !parsed.flag("long"), let given = ["idle-stop", "max-height"].first(where: { parsed.value($0) != nil }) {
@@ -69,11 +80,11 @@ enum ScreenshotCommand {
             console.out("saved \(output.path)")
             return .success
         } catch let error as PortalError {
-            let recording = RecordingError(error)
-            console.error(recording.description)
-            return ExitCode(recording)
+            console.error(screenshotWording(error))
+            return ExitCode(RecordingError(error))
         } catch let error as ScreenshotError {
-            console.error("cannot save \(output.path): \(error.description)")
+            if case .fileWriteFailed = error { console.error(error.description) }   // it names the file itself
+            else { console.error("cannot save \(output.path): \(error.description)") }
             return .failure
         } catch {
             console.error("\(error)")
@@ -101,24 +112,29 @@ enum ScreenshotCommand {
         let grant: any ScreenCastGrant
         do {
             grant = try await provider.startCast(ScreenCastRequest(appID: "pwrecord", sources: window ? .window : .monitor,
-                                                                   multiple: false, cursor: .hidden, consentMemory: nil))
+                                                                   multiple: false, cursor: .hidden,
+                                                                   consentMemory: watcher.decision.consentMemory))
         } catch {
-            console.error(error.description)
+            console.error(screenshotWording(error))
             return ExitCode(error)
         }
         let stitcher = StitchSink(options: StitchOptions(maximumHeight: maxHeight))
+        // The capture ending on its own (the stream gone, PipeWire gone) ends the wait at once, with its cause.
+        let (ends, endsContinuation) = AsyncStream.makeStream(of: String.self)
         let pipeline = CapturePipeline(videoCore: grant.core, audioCore: nil, sinks: [stitcher],
-                                       options: CapturePipelineOptions(video: .node(id: grant.nodeID)), onEvent: { _ in })
+                                       options: CapturePipelineOptions(video: .node(id: grant.nodeID)), onEvent: { event in
+            if case .ended(let end) = event { endsContinuation.yield(end.description) }
+        })
+        let closed = grant.closed
         do { try pipeline.start() } catch {
             await grant.close()
             console.error("PipeWire: \(error)")
             return .failure
         }
-        console.note("scroll the content now; press Enter or Ctrl-C when done (stops by itself after \(idleStop) s without scrolling)")
+        console.note("scroll the content now; press Enter or Ctrl-C when done (stops by itself after "
+                     + "\(DurationText.seconds(idleStop)) without scrolling)")
         let stops = StopSignals()
-        // Enter on a terminal: a script's standard input (a file, a pipe) holds no keypress to wait for.
-        let interactive = isatty(STDIN_FILENO) != 0
-        let enter = Task.detached { interactive ? readLine() : nil }
+        let enter = EnterKey()
         let idle = Duration.milliseconds(Int64(idleStop * 1000))
         let decisions = watcher.decisions()
         let stoppedByPolicy = await withTaskGroup(of: RecordingError?.self) { group in
@@ -130,8 +146,21 @@ enum ScreenshotCommand {
             }
             group.addTask { for await s in stops.signals where s == .stop { return nil }; return nil }
             group.addTask {
+                for await cause in ends {
+                    console.note("the capture ended (\(cause)); saving what was captured before that")
+                    return nil
+                }
+                return nil
+            }
+            group.addTask {
+                for await _ in closed {}
+                // Finished without cancellation: the desktop closed the screen-cast session.
+                if !Task.isCancelled { console.note("the desktop ended the screen cast; saving what was captured before that") }
+                return nil
+            }
+            group.addTask {
                 // Enter stops; a closed stdin (EOF) does not, so the idle stop or a signal decides.
-                if await enter.value != nil { return nil }
+                if await enter.pressed() { return nil }
                 while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(200)) }
                 return nil
             }
@@ -147,9 +176,17 @@ enum ScreenshotCommand {
             return first
         }
         stops.cancel()
+        endsContinuation.finish()
         _ = await pipeline.finish()
         await grant.close()
         var exit = ExitCode.success
+        if stitcher.reachedMaximum {
+            console.note("the image reached --max-height (\(maxHeight) rows); saving what was captured up to there")
+        }
+        if stitcher.unalignedFrames > 0 {
+            console.note("warning: \(stitcher.unalignedFrames) frame(s) scrolled too far to be placed against the ones "
+                         + "before, so parts of the page may be missing from the image; scroll more slowly")
+        }
         if let stoppedByPolicy {
             console.error("the capture was stopped: " + stoppedByPolicy.description)
             exit = .disabledByPolicy
@@ -167,16 +204,65 @@ enum ScreenshotCommand {
         do {
             let (image, truncatedBy) = try stitcher.result()
             if let truncatedBy { console.note("\(truncatedBy.description); saving what was captured before that") }
-            if output.pathExtension.lowercased() == "pdf" {
-                try PDFWriter().write(image, to: output.path, replacing: replacing)
-            } else {
-                _ = try PNGWriter().write(image, to: output.path, replacing: replacing)
+            func write(to path: String) throws(ScreenshotError) {
+                if output.pathExtension.lowercased() == "pdf" {
+                    try PDFWriter().write(image, to: path, replacing: replacing)
+                } else {
+                    _ = try PNGWriter().write(image, to: path, replacing: replacing)
+                }
+            }
+            do {
+                try write(to: output.path)
+            } catch .fileWriteFailed(_, "link", EEXIST) {
+                // A file appeared at the output while the user scrolled: it is left alone, and the capture,
+                // which cannot be taken again, goes to a free name beside it.
+                let saved = try writeBeside(output, write)
+                console.error("\(output.path) appeared during the capture and was left alone (--force replaces it); "
+                              + "the image was saved as \(saved) (\(image.width)x\(image.height))")
+                return .failure
             }
             console.out("saved \(output.path) (\(image.width)x\(image.height))")
             return exit
+        } catch .invalidOption("maximumHeight", let reason) {
+            console.error("--max-height \(reason)")
+            return .usage
         } catch {
             console.error(error.description)
             return .failure
+        }
+    }
+
+    /// Writes through `write` at the first free `NAME-2.EXT`, `NAME-3.EXT`... beside `output`; returns the path.
+    static func writeBeside(_ output: URL, _ write: (String) throws(ScreenshotError) -> Void) throws(ScreenshotError) -> String {
+        let stem = output.deletingPathExtension().path, ext = output.pathExtension
+        for n in 2...99 {
+            let candidate = "\(stem)-\(n).\(ext)"
+            do { try write(candidate); return candidate } catch .fileWriteFailed(_, "link", EEXIST) { continue }
+        }
+        throw .fileWriteFailed(path: "\(stem)-99.\(ext)", operation: "link", errno: EEXIST)
+    }
+
+    /// A portal error said of a screenshot, not of a recording.
+    static func screenshotWording(_ error: PortalError) -> String {
+        switch error {
+        case .ended:
+            "the desktop refused the screenshot (the portal answered that the request ended); its permission for "
+                + "screenshots may be set to deny for this app: try --interactive, or allow screenshots in the "
+                + "desktop's privacy settings (the portal backend's log says more)"
+        default:
+            screenshotWording(RecordingError(error))
+        }
+    }
+
+    /// A recorder error said of a screenshot, not of a recording.
+    static func screenshotWording(_ error: RecordingError) -> String {
+        switch error {
+        case .userDeclined:
+            "the screenshot was declined in the desktop's dialog; try again and choose what to capture"
+        case .failedToStart(let reason):
+            "the screenshot could not be taken: \(reason)"
+        default:
+            error.description
         }
     }
 }

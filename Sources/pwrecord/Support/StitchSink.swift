@@ -8,7 +8,7 @@ final class StitchSink: CaptureSink, @unchecked Sendable {
     let id = "stitch"
     // Invariant: `stitcher` is only touched on the delivery thread (consume/close) and after close.
     private let stitcher: ScrollStitcher
-    private let state = Mutex<(lastScroll: ContinuousClock.Instant, maximum: Bool, error: ScreenshotError?)>((.now, false, nil))
+    private let state = Mutex<(lastScroll: ContinuousClock.Instant, maximum: Bool, error: ScreenshotError?, unaligned: Int)>((.now, false, nil, 0))
 
     init(options: StitchOptions) { stitcher = ScrollStitcher(options: options) }
 
@@ -20,7 +20,10 @@ final class StitchSink: CaptureSink, @unchecked Sendable {
             switch try stitcher.consume(frame) {
             case .started, .scrolled: state.withLock { $0.lastScroll = .now }
             case .reachedMaximumHeight: state.withLock { $0.maximum = true }
-            case .unchanged, .unaligned: break
+            // Content that moved too far to be placed is still moving: it keeps the idle stop away, and is
+            // counted, since what it showed is not in the image.
+            case .unaligned: state.withLock { $0.lastScroll = .now; $0.unaligned += 1 }
+            case .unchanged: break
             }
         } catch {
             state.withLock { $0.error = error }
@@ -32,6 +35,9 @@ final class StitchSink: CaptureSink, @unchecked Sendable {
 
     var idleFor: Duration { .now - state.withLock { $0.lastScroll } }
     var reachedMaximum: Bool { state.withLock { $0.maximum } }
+    /// Frames that could not be placed against the image (scrolled more than a view minus the overlap the
+    /// aligner needs since the frame before): parts of the page may be missing from the image.
+    var unalignedFrames: Int { state.withLock { $0.unaligned } }
     /// Stitching stopped on an error: waiting longer changes nothing.
     var failed: Bool { state.withLock { $0.error != nil } }
 
