@@ -100,6 +100,18 @@ struct PolicyExplainTests {
         #expect(r.stdout.contains("recording = deny  [exe:\(own)]"), "\(r.stdout)")
     }
 
+    @Test("--user of another user applies their user file, not the caller's", .enabled(if: getpwnam("nobody") != nil))
+    func otherUsersOwnFile() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        try home.writeUserPolicy("[defaults]\nrecording = deny\n")   // the caller's file: not nobody's
+        let other = try await Pwrecord.run(["policy", "explain", "--user", "nobody"], environment: home.env)
+        #expect(other.status == 0, "\(other.stdout)\(other.stderr)")
+        #expect(!other.stdout.contains(home.userPolicyFile.path), "\(other.stdout)")
+        let mine = try await Pwrecord.run(["policy", "explain", "--user", Self.me], environment: home.env)
+        #expect(mine.status == 4, "\(mine.stdout)\(mine.stderr)")
+    }
+
     @Test("policy without a subcommand is a usage error pointing at its help")
     func missingSubcommand() async throws {
         let r = try await Pwrecord.run(["policy"])

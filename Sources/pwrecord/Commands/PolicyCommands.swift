@@ -50,10 +50,11 @@ enum PolicyCommands {
                                    commandPath: parsed.path)
         }
         let subject: PolicySubject
+        let current: PolicySubject
         do {
             // The executable is resolved as the policy resolves its [exe:PATH] sections (symlinks followed).
             // Without --exe, pwrecord's own executable, whoever the user: [exe:] sections apply as for `record`.
-            let current = try PolicySubject.current(appID: app)
+            current = try PolicySubject.current(appID: app)
             if let user = parsed.value("user") {
                 subject = try PolicySubject.lookup(user: user, appID: app, executable: exe ?? current.executable)
             } else if let exe {
@@ -65,7 +66,12 @@ enum PolicyCommands {
             throw CommandLineError(reason: .invalidValue(option: "--user", value: parsed.value("user") ?? "", reason: error.description),
                                    commandPath: parsed.path)
         }
-        var explanation = Policy.load().explain(for: subject, at: at)
+        // Another user's decision takes their own user file, not the caller's: the one in their passwd home
+        // (their XDG_CONFIG_HOME, if they set one, is not known here).
+        let locations = subject.user == current.user
+            ? PolicyLocations()
+            : PolicyLocations(userFile: subject.home.map { $0 + "/.config/pwrecord/policy.conf" })
+        var explanation = Policy.load(locations).explain(for: subject, at: at)
         // As `status` says: what the policy allows must include the sink `pwrecord record` writes through.
         if let reason = RecordSink.unavailableReason(explanation.decision) { explanation.otherReasons.append(reason) }
         console.out(explanation.description)
