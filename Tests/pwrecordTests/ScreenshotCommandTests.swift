@@ -83,9 +83,9 @@ struct LongScreenshotLivePolicyTests {
         let home = try TestHome()
         defer { home.remove() }
         let out = home.root.appendingPathComponent("long.png")
-        let started = ContinuousClock.now
+        // Not timed (the exclusive lock may wait for other suites): a capture the change did not stop would run
+        // its 30 s idle stop, be ended by the 10 s wait with SIGTERM, and not exit 4.
         let r = try await Self.capture(to: out, home: home, changingTo: "[defaults]\nrecording = deny\n")
-        #expect(ContinuousClock.now - started < .seconds(8), "it ran on after the policy changed")
         #expect(r.status == 4, "\(r.stdout)\(r.stderr)")
         #expect(r.stderr.contains("the capture was stopped") && r.stderr.contains("recording is denied"), "\(r.stderr)")
         #expect(FileManager.default.fileExists(atPath: out.path), "what was captured before the change was not saved")
