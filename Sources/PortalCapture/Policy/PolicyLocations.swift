@@ -37,8 +37,7 @@ public struct PolicyLocations: Sendable, Equatable {
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
             return config + "/pwrecord/policy.conf"
         }
-        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? PolicyPasswdEntry(uid: geteuid())?.home
-        guard let home, home.hasPrefix("/") else { return nil }
+        guard let home = UserHome.path(environment: environment) else { return nil }
         return home + "/.config/pwrecord/policy.conf"
     }
 }

@@ -69,6 +69,14 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
 }
 
 extension RecordingError {
+    /// The error for a recording of which nothing was kept: a `failed` ("what was recorded so far has been
+    /// kept") becomes `failedToStart` with the same reason (a sink that failed in its create or open means the
+    /// recording never started); other errors stay as they are.
+    var nothingRecorded: RecordingError {
+        if case .failed(let reason) = self { return .failedToStart(reason: reason) }
+        return self
+    }
+
     /// The same error with `detail` added to its reason (e.g. "; the recording is in FILE"); errors without a
     /// reason of their own stay as they are.
     func adding(_ detail: String) -> RecordingError {

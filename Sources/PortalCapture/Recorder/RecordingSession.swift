@@ -212,10 +212,7 @@ final class RecordingSession: Sendable {
         // before `.started`, so it is known here, before the previous kept recording is replaced.
         if let failure = earlySinkFailures.withLock({ $0.first }) {
             _ = await session.finish(error: nil, keep: false)
-            // Nothing was recorded: a `failed` ("what was recorded so far has been kept") would say otherwise.
-            let error = heldFile.readable(RecordingError(failure.1))
-            if case .failed(let reason) = error { throw .failedToStart(reason: reason) }
-            throw error
+            throw heldFile.readable(RecordingError(failure.1)).nothingRecorded
         }
 
         // 4. Started: the pending file becomes the kept recording (the previous one goes); a file bound for an
@@ -317,9 +314,7 @@ final class RecordingSession: Sendable {
         if keep, wroteNothing, let file {
             if destination == nil, let kept = state.withLock({ $0.kept }) { configuration.store.removeKept(kept) }
             unlink(file.path)
-            // Nothing is kept, so the error must not say "what was recorded so far has been kept": a sink that
-            // failed before the first frame (in its create or open) means the recording never started.
-            if case .failed(let reason)? = finalError { finalError = .failedToStart(reason: reason) }
+            finalError = finalError?.nothingRecorded
         } else if keep, let file, let destination {
             var info = finalInfo(report, finalError)
             do throws(RecordingError) {
