@@ -34,19 +34,23 @@ struct RecordSignalTests {
         let resumed = try #require(notes.firstIndex(of: "pwrecord: resumed"), "\(r.stderr)")
         #expect(paused < resumed)
 
-        // About 3 s recorded of about 5.5 s: the 2.5 s pause is left out (slack for signal and start latency).
+        // About 3 s recorded of about 5.5 s. The wall clock only bounds it loosely: on a loaded machine the
+        // file may begin before `start` and the signals land late, so the pause is measured on the backend's
+        // own clock below.
         let duration = try MediaTool.duration(out.path)
-        #expect(duration > 2.0 && duration < 4.2, "duration \(duration) s")
-        #expect(duration < wall - 1.5, "duration \(duration) s of \(wall) s: the pause was recorded")
+        #expect(duration > 2.0 && duration < wall, "duration \(duration) s of \(wall) s")
         // Left out, not frozen: the frame times run on without a gap...
         let times = try MediaTool.videoFrameTimes(out.path)
         let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
         #expect((gaps.max() ?? 0) < 1.0, "a gap of \(gaps.max() ?? 0) s in the frame times")
-        // ...while the backend's frame counter jumps over the frames sent during the pause (about 75 at 30 fps).
+        // ...while the backend's frame counter (30 a second) jumps over the frames sent during the pause
+        // (about 75), and the frames span about 2.5 s more of the backend's time than the file lasts.
         let decoded = try MediaTool.decodeVideo(out.path, width: 320, height: 240)
         let counters = decoded.frames.map(TestPattern.decodeCounter)
         let jumps = zip(counters, counters.dropFirst()).map { Int($1) - Int($0) }
         #expect((jumps.max() ?? 0) >= 30, "the largest counter step is \(jumps.max() ?? 0)")
+        let spanned = Double(Int(counters.last ?? 0) - Int(counters.first ?? 0)) / 30
+        #expect(spanned - duration > 1.5, "the frames span \(spanned) s of the backend's time and the file lasts \(duration) s: the pause was recorded")
         #expect(TestPattern.checkColourAreas(try #require(decoded.frames.last)) == nil)
     }
 
