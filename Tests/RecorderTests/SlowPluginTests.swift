@@ -48,6 +48,11 @@ struct SlowPluginTests {
         // On the old path the encoder got what the plugin let through: about 10 frames per second.
         #expect(captured >= 60, "the producer sent \(captured) frames in 3 s")
         #expect(inFile >= captured - 3, "the file has \(inFile) of \(captured) captured frames")
+        // The plugin took about 10 of the 60 frames a second: the user hears what it missed.
+        let warning = try #require(recording.info.warnings?.first { $0.hasPrefix("sink 'cslow' fell behind and missed ") },
+                                   "\(String(describing: recording.info.warnings))")
+        let missed = Int(warning.dropFirst("sink 'cslow' fell behind and missed ".count).prefix { $0.isNumber }) ?? 0
+        #expect(missed >= captured / 2, "\(warning); \(captured) frames captured")
     }
 
     @Test("a plugin stuck in write_video is abandoned after the close timeout, named with its file, and the file is whole")

@@ -102,9 +102,9 @@ final class IsolatedSink: Sendable {
     }
 
     /// Waits for the sink to close, until `closeTimeout` after `beginClose()` (which it calls if nobody did).
-    /// Returns what `close` returned (with the queue's drops added) and the errors not yet handed back; past the
-    /// deadline, no result and `abandoned` last.
-    func awaitClose() -> (result: SinkResult?, errors: [SinkError]) {
+    /// Returns what `close` returned (with the queue's drops added), the errors not yet handed back and the
+    /// frames the queue dropped (the sink fell behind); past the deadline, no result and `abandoned` last.
+    func awaitClose() -> (result: SinkResult?, errors: [SinkError], missed: Int) {
         beginClose()
         let deadline = state.withLock { $0.deadline! }
         let notice = ContinuousClock.now + options.noticeAfter
@@ -115,13 +115,15 @@ final class IsolatedSink: Sendable {
         }
         return state.withLock { state in
             defer { state.unreported = [] }
+            let missed = state.queue.statistics.droppedVideo
             guard done else {
                 state.abandoned = true
-                return (nil, state.unreported + [.abandoned(sink: sink.id, pluginPath: sink.pluginPath, after: options.closeTimeout)])
+                return (nil, state.unreported + [.abandoned(sink: sink.id, pluginPath: sink.pluginPath, after: options.closeTimeout)],
+                        missed)
             }
             var result = state.result
-            result?.droppedFrames += state.queue.statistics.droppedVideo
-            return (result, state.unreported)
+            result?.droppedFrames += missed
+            return (result, state.unreported, missed)
         }
     }
 

@@ -97,6 +97,7 @@ struct SinkFanOut {
         var outcomes: [SinkOutcome] = []
         for index in slots.indices {
             var result: SinkResult?
+            var missed = 0
             switch slots[index].target {
             case .direct(let sink):
                 do throws(SinkError) {
@@ -107,9 +108,11 @@ struct SinkFanOut {
             case .isolated(let isolated):
                 let closed = isolated.awaitClose()
                 result = closed.result
+                missed = closed.missed
                 for error in closed.errors { fail(index, error) }
             }
-            outcomes.append(SinkOutcome(sink: slots[index].target.id, result: result, errors: slots[index].errors))
+            outcomes.append(SinkOutcome(sink: slots[index].target.id, result: result, errors: slots[index].errors,
+                                        missedBehind: missed))
         }
         self.outcomes = outcomes
         return outcomes

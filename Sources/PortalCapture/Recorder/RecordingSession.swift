@@ -295,6 +295,10 @@ final class RecordingSession: Sendable {
         }
         let report = await pipeline.finish()
         checkMicrophoneSentSound()
+        for outcome in report.outcomes where outcome.missedBehind > 0 {
+            warn("sink '\(outcome.sink)' fell behind and missed \(outcome.missedBehind) frame\(outcome.missedBehind == 1 ? "" : "s") "
+                 + "(it gets copies through a queue of its own; the recording's file is not affected)")
+        }
         // The file's picture size is the encoder's (4:2:0 cuts an odd size to even), which the info then says.
         if let size = report.outcomes.first(where: { $0.sink == "encoder" })?.result?.encodedSize {
             state.withLock { s in
