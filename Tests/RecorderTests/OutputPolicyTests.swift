@@ -93,7 +93,7 @@ struct OutputPolicyTests {
             Issue.record("expected disabled, got \(String(describing: h.recorder.lastRecordingError))")
             return
         }
-        #expect(reason.contains("does not allow saving recordings"), "\(reason)")
+        #expect(reason.contains("does not allow saving recordings or screenshots"), "\(reason)")
         let kept = try FileManager.default.contentsOfDirectory(atPath: allowed.appendingPathComponent("sub-old").path)
         let partial = try #require(kept.first { $0.hasPrefix("race.partial-") }, "\(kept)")
         // The file went with its folder: the error names where it is now, not where it was made.

@@ -94,7 +94,7 @@ struct LastCommandTests {
 
         let refused = try await Pwrecord.run(["last", "save", elsewhere.appendingPathComponent("x.mkv").path], environment: home.env)
         #expect(refused.status == 4, "\(refused.stderr)")
-        #expect(refused.stderr.contains("does not allow saving recordings in \(elsewhere.path)"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("does not allow saving recordings or screenshots in \(elsewhere.path)"), "\(refused.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
 
         // Saving copies; it does not convert: another container's extension is refused, before the policy is read.

@@ -204,7 +204,7 @@ struct ScreenshotPolicyTests {
             (try await Pwrecord.run(["screenshot", "-o", outside.path], environment: home.env),
              try await Pwrecord.run(["screenshot", "-o", inside.path], environment: home.env))
         }
-        #expect(refused.status == 4 && refused.stderr.contains("does not allow saving recordings in \(home.root.path)"), "\(refused.stderr)")
+        #expect(refused.status == 4 && refused.stderr.contains("does not allow saving recordings or screenshots in \(home.root.path)"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: outside.path))
         #expect(taken.status == 0, "\(taken.stderr)")
         #expect(FileManager.default.fileExists(atPath: inside.path))

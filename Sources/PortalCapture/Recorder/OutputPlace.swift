@@ -17,9 +17,9 @@ public enum OutputPlace {
     public static func refusal(placing path: String, _ decision: PolicyDecision) -> String {
         let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
         if decision.allowsFolder(dir) {
-            return "the policy allows saving recordings only in \(allowed(decision)), and \(path) leads elsewhere (a symlink?)"
+            return "the policy allows saving recordings or screenshots only in \(allowed(decision)), and \(path) leads elsewhere (a symlink?)"
         }
-        return "the policy does not allow saving recordings in \(dir) (allowed: \(allowed(decision)))"
+        return "the policy does not allow saving recordings or screenshots in \(dir) (allowed: \(allowed(decision)))"
     }
 
     /// `disabled` with `refusal(placing:_:)` unless the policy lets a file be put at `path`

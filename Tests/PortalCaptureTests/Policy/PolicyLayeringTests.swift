@@ -124,7 +124,7 @@ struct PolicyLayeringTests {
         let decision = Self.decide(fixture)
         #expect(decision.isAvailable && decision.allowedOutputDirs == [])
         #expect(OutputPlace.refusal(placing: "/srv/recordings/a.mkv", decision)
-                == "the policy does not allow saving recordings in /srv/recordings (allowed: none)")
+                == "the policy does not allow saving recordings or screenshots in /srv/recordings (allowed: none)")
     }
 
     @Test("the user file cannot loosen the system policy")
