@@ -30,7 +30,10 @@ public final class ScrollStitcher {
     private var position = 0, top = 0, bottom = 0
     /// The rows written as scrolling content (not as a fixed band): `[settledTop, settledBottom)`.
     private var settledTop = 0, settledBottom = 0, bandsKnown = false
-    private var opaque = true, preferDown = true, stopped = false
+    /// The offset of the last step (0 before the first): the aligner prefers the movement nearest it when
+    /// several fit (scrolling is smooth).
+    private var lastMovement = 0
+    private var opaque = true, stopped = false
 
     public init(options: StitchOptions = StitchOptions()) {
         self.options = options
@@ -55,7 +58,7 @@ public final class ScrollStitcher {
                                     toWidth: found.width, toHeight: found.height)
         }
         current.compute(frame, area: found)
-        let alignment = aligner.align(previous: previous, current: current, preferDown: preferDown,
+        let alignment = aligner.align(previous: previous, current: current, lastMovement: lastMovement,
                                       minimumOverlap: options.minimumOverlap,
                                       mismatchTolerance: options.mismatchTolerance)
         switch alignment.outcome {
@@ -82,7 +85,7 @@ public final class ScrollStitcher {
         self.store = nil
         self.area = nil
         (position, top, bottom, settledTop, settledBottom) = (0, 0, 0, 0, 0)
-        (bandsKnown, opaque, preferDown, stopped) = (false, true, true, false)
+        (bandsKnown, opaque, stopped, lastMovement) = (false, true, false, 0)
         statistics = StitchStatistics()
         return image
     }
@@ -95,6 +98,7 @@ public final class ScrollStitcher {
         store.reserve(0..<area.height)
         copy(frame, area: area, rows: 0..<area.height, to: 0)
         previous.compute(frame, area: area)
+        aligner.reset()
         return .started
     }
 
@@ -124,7 +128,7 @@ public final class ScrollStitcher {
             top = at
         }
         position = at
-        preferDown = offset > 0
+        lastMovement = offset
         swap(&previous, &current)
         statistics.framesScrolled += 1
         if ambiguous { statistics.ambiguousOffsets += 1 }

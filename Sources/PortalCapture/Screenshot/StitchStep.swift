@@ -3,9 +3,9 @@ public enum StitchStep: Sendable, Equatable {
     /// The first frame: the image starts as this frame.
     case started
     /// The content moved by `rows` (positive: scrolled down, new rows appended below; negative: scrolled up,
-    /// new rows prepended above). `ambiguous` is true when the frames shared only blank or repeating rows
-    /// and the offset was chosen by the blank-overlap rule (the smallest movement that fits; see
-    /// docs/screenshots.md).
+    /// new rows prepended above). `ambiguous` is true when several movements fit the rows the frames shared
+    /// (all blank, or repeating) and one was chosen by rule: the smallest across blank rows, the one nearest
+    /// the last movement across repeating rows (see docs/screenshots.md).
     case scrolled(rows: Int, ambiguous: Bool)
     /// Nothing moved; the frame was ignored.
     case unchanged
@@ -23,7 +23,7 @@ public struct StitchStatistics: Sendable, Equatable {
     public var framesScrolled = 0
     public var framesUnchanged = 0
     public var framesUnaligned = 0
-    /// Offsets chosen by the blank-overlap rule.
+    /// Offsets chosen among several that fit (blank or repeating shared rows): `.scrolled(rows:ambiguous: true)`.
     public var ambiguousOffsets = 0
     public var reachedMaximumHeight = false
 
