@@ -172,10 +172,17 @@ struct ScrollAligner {
         // and only the unique rows it misplaces tell it from the true offset.
         var chosen: Check?
         var exactFits: [Check] = []
+        let needed = max(1, minimumOverlap)
         for candidate in best where candidate.votes > 0 {
+            // Fewer shared rows than `minimumOverlap` prove nothing: a few rows (a rule line, blank rows) match
+            // by chance under offsets far from the true one, which then tore the image (a frame that moved by
+            // 230 rows of a 240-row view was placed 219, -180 and 154 rows on; see StitchOverlapTests).
             let overlap = Self.overlap(candidate.offset, lo: lo, hi: hi)
-            guard overlap.count > 0 else { continue }
-            let allowed = Int(Double(overlap.count) * tolerance)
+            guard overlap.count >= needed else { continue }
+            // The share of mismatches is taken of the shared rows that are not blank in both frames: a blank
+            // row matches a blank row under any offset, so counting those let a wrong offset whose shared rows
+            // were mostly blank pass with its content rows wrong (171 rows for a movement of 230).
+            let allowed = Int(Double(Self.contentRows(aBlank, bBlank, offset: candidate.offset, rows: overlap)) * tolerance)
             let check = voters.withUnsafeBufferPointer { voters in
                 Self.compare(a, b, voters, offset: candidate.offset, rows: overlap, limit: allowed)
             }
@@ -184,7 +191,6 @@ struct ScrollAligner {
             if let c = chosen, !check.beats(c) { continue }
             chosen = check
         }
-        let needed = max(1, minimumOverlap)
         if let chosen {
             if chosen.offset == 0 { return Alignment(outcome: .unchanged, fixedTop: top, fixedBottom: bottom) }
             // A winner no unique row backs, or one of several exact fits that unique rows back: the shared rows
@@ -298,6 +304,15 @@ struct ScrollAligner {
             }
         }
         return check
+    }
+
+    /// How many rows of `rows` are not blank in `b` or, `offset` rows on, in `a`.
+    @inline(__always)
+    private static func contentRows(_ aBlank: UnsafeBufferPointer<Bool>, _ bBlank: UnsafeBufferPointer<Bool>,
+                                    offset: Int, rows: Range<Int>) -> Int {
+        var count = 0
+        for r in rows where !(bBlank[r] && aBlank[r + offset]) { count += 1 }
+        return count
     }
 
     /// How many rows of `rows` differ between `b[r]` and `a[r + offset]`, counting up to `limit + 1`.
