@@ -1,13 +1,12 @@
 /// Finds how far the content moved between two frames from their row fingerprints (no pixel search).
 ///
 /// 1. Fixed bands: the rows equal at the same place in both frames, counted from the top (`fixedTop`) and
-///    from the bottom (`fixedBottom`). All rows equal means no motion. The search below runs between the
-///    narrowest bands seen since `reset()`: where rows repeat, content that moved by whole repeats is equal
-///    in place and would otherwise be taken for a band, hiding the rows that tell the true offset.
+///    from the bottom (`fixedBottom`). All rows equal means no motion.
 /// 2. Votes: each non-blank row between the bands votes for `previousRow - currentRow` for every row of the
 ///    previous frame with its hash (rows whose hash repeats more than `maximumRepeats` times abstain). The
-///    `candidates` offsets with most votes are checked over all rows the two frames then share; an offset
-///    holds when at most a share `mismatchTolerance` of the shared rows differ. Of those that hold, the one
+///    `candidates` offsets with most votes are checked over all rows the two frames then share (at least
+///    `minimumOverlap`); an offset holds when at most a share `mismatchTolerance` of the shared rows differ,
+///    and at most half of those not blank in both frames. Of those that hold, the one
 ///    that misplaces fewest *unique* rows wins (rows whose hash the previous frame has once: under the true
 ///    offset they all match, bar an animation, whose rows are new), then the one with most matching voting
 ///    rows, then the fewest mismatches.
@@ -55,8 +54,6 @@ struct ScrollAligner {
         }
     }
 
-    /// The narrowest fixed bands found since `reset()`.
-    private var bands: (top: Int, bottom: Int)?
     private var keys: [UInt64] = []
     private var heads: [Int32] = []
     private var counts: [Int32] = []
@@ -72,11 +69,6 @@ struct ScrollAligner {
     /// How many of the most-voted offsets are checked. Where rows repeat, the true offset can get fewer votes
     /// than movements by whole repeats (three was too few for the repeated-row sweep's lists).
     static let candidates = 8
-
-    /// Forgets the bands seen: a new capture starts.
-    mutating func reset() {
-        bands = nil
-    }
 
     /// `lastMovement` is the previous step's offset (0 before the first movement).
     mutating func align(previous a: RowSignatures, current b: RowSignatures, lastMovement: Int,
@@ -102,11 +94,11 @@ struct ScrollAligner {
         if top == n { return Alignment(outcome: .unchanged, fixedTop: n, fixedBottom: 0) }
         var bottom = 0
         while bottom < n - top && a[n - 1 - bottom] == b[n - 1 - bottom] { bottom += 1 }
-        // Rows that repeat can look fixed: content that moved by whole repeats is equal in place. The real
-        // bands are no taller than the narrowest seen in this capture, so the rows past those are compared too.
-        let narrowest = (top: min(top, bands?.top ?? top), bottom: min(bottom, bands?.bottom ?? bottom))
-        bands = narrowest
-        let lo = narrowest.top, hi = n - narrowest.bottom, span = hi - lo
+        // Rows that repeat can look fixed (content that moved by whole repeats is equal in place), but the
+        // bands are taken per pair of frames: searching between the narrowest bands of the whole capture
+        // (tried) made one blink of a caret in a sticky header put the header's rows in every later search,
+        // where they differ under the true offset, and most later frames were lost.
+        let lo = top, hi = n - bottom, span = hi - lo
 
         // Index the previous frame's non-blank rows by hash (open addressing, power-of-two table); rows
         // with the same hash are chained through `next`.
@@ -179,14 +171,15 @@ struct ScrollAligner {
             // 230 rows of a 240-row view was placed 219, -180 and 154 rows on; see StitchOverlapTests).
             let overlap = Self.overlap(candidate.offset, lo: lo, hi: hi)
             guard overlap.count >= needed else { continue }
-            // The share of mismatches is taken of the shared rows that are not blank in both frames: a blank
-            // row matches a blank row under any offset, so counting those let a wrong offset whose shared rows
-            // were mostly blank pass with its content rows wrong (171 rows for a movement of 230).
-            let allowed = Int(Double(Self.contentRows(aBlank, bBlank, offset: candidate.offset, rows: overlap)) * tolerance)
+            let allowed = Int(Double(overlap.count) * tolerance)
             let check = voters.withUnsafeBufferPointer { voters in
                 Self.compare(a, b, voters, offset: candidate.offset, rows: overlap, limit: allowed)
             }
-            guard check.wrong <= allowed else { continue }
+            // Nor may most of the shared rows that are not blank in both frames differ: a blank row matches a
+            // blank row under any offset, and a wrong offset whose shared rows were mostly blank held with its
+            // content rows wrong (171 rows for a movement of 230).
+            guard check.wrong <= allowed,
+                  check.wrong * 2 <= Self.contentRows(aBlank, bBlank, offset: candidate.offset, rows: overlap) else { continue }
             if check.wrong == 0 { exactFits.append(check) }
             if let c = chosen, !check.beats(c) { continue }
             chosen = check

@@ -98,7 +98,6 @@ public final class ScrollStitcher {
         store.reserve(0..<area.height)
         copy(frame, area: area, rows: 0..<area.height, to: 0)
         previous.compute(frame, area: area)
-        aligner.reset()
         return .started
     }
 
