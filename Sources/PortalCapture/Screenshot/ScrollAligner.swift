@@ -12,8 +12,8 @@
 ///    rows, then the fewest mismatches.
 /// 3. Repeats: when no unique row backs the winner, or another voted offset that unique rows back matches
 ///    exactly too, the shared rows repeat and movements by whole repeats fit as well. Every offset whose
-///    shared rows (at least `minimumOverlap`, or a voted offset) all match exactly and include a non-blank
-///    row is then a candidate, and the one nearest the last movement is taken (scrolling is smooth; before
+///    shared rows (at least `minimumOverlap`) all match exactly and include a non-blank row is then a
+///    candidate, and the one nearest the last movement is taken (scrolling is smooth; before
 ///    any movement, the smallest, downwards first); it is marked ambiguous when more than one fits.
 /// 4. Blank-overlap rule: when no voted offset holds, the smallest movement whose shared rows (at least
 ///    `minimumOverlap`) all match exactly is taken, in the direction of the last movement first; if those
@@ -189,8 +189,7 @@ struct ScrollAligner {
             // A winner no unique row backs, or one of several exact fits that unique rows back: the shared rows
             // repeat, and movements by whole repeats fit as well.
             if chosen.unique == 0 || exactFits.contains(where: { $0.offset != chosen.offset && $0.unique > 0 }) {
-                let (offset, fits) = Self.nearestFit(to: lastMovement, a, b, bBlank, lo: lo, hi: hi,
-                                                     needed: needed, voted: exactFits.map(\.offset))
+                let (offset, fits) = Self.nearestFit(to: lastMovement, a, b, bBlank, lo: lo, hi: hi, needed: needed)
                 if let offset {
                     return Alignment(outcome: .moved(offset: offset, ambiguous: fits > 1), fixedTop: top, fixedBottom: bottom)
                 }
@@ -212,8 +211,7 @@ struct ScrollAligner {
                     // Non-blank rows that fit under a movement this small repeat: the fit nearest the last
                     // movement is more likely (the smallest keeps a blank run from growing).
                     if lastMovement != 0 && Self.hasContent(bBlank, overlap) {
-                        let nearest = Self.nearestFit(to: lastMovement, a, b, bBlank, lo: flo, hi: fhi,
-                                                      needed: needed, voted: [])
+                        let nearest = Self.nearestFit(to: lastMovement, a, b, bBlank, lo: flo, hi: fhi, needed: needed)
                         return Alignment(outcome: .moved(offset: nearest.offset ?? offset, ambiguous: true),
                                          fixedTop: top, fixedBottom: bottom)
                     }
@@ -226,15 +224,15 @@ struct ScrollAligner {
 
     /// Of the movements under which every shared row between `lo` and `hi` matches and some shared row is
     /// not blank, the one nearest `target` (see `key`), and how many there are. At least `needed` rows must
-    /// be shared, any number for the `voted` offsets (they were checked already).
+    /// be shared (as for the voted offsets, which are among them when they fit exactly).
     private static func nearestFit(to target: Int, _ a: UnsafeBufferPointer<UInt64>, _ b: UnsafeBufferPointer<UInt64>,
-                                   _ bBlank: UnsafeBufferPointer<Bool>, lo: Int, hi: Int, needed: Int,
-                                   voted: [Int]) -> (offset: Int?, fits: Int) {
+                                   _ bBlank: UnsafeBufferPointer<Bool>, lo: Int, hi: Int,
+                                   needed: Int) -> (offset: Int?, fits: Int) {
         var found: Int?, fits = 0
         let span = hi - lo
         for offset in (1 - span)..<span where offset != 0 {
             let shared = overlap(offset, lo: lo, hi: hi)
-            guard shared.count >= needed || voted.contains(offset),
+            guard shared.count >= needed,
                   mismatches(a, b, offset: offset, rows: shared, limit: 0) == 0, hasContent(bBlank, shared) else { continue }
             fits += 1
             if let f = found, key(offset, target) >= key(f, target) { continue }
