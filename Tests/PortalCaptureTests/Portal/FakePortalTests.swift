@@ -157,6 +157,29 @@ struct FakePortalTests {
         #expect(await fake.waitForCalls("Request.Close", count: 1).count == 1)
     }
 
+    @Test("cancelling during CreateSession closes the session the portal may have made, at its predicted path")
+    func cancelledCreateSessionIsClosed() async throws {
+        let fake = try await FakePortal.start()
+        defer { fake.stop() }
+        fake.script("CreateSession", .never)
+        let portal = try fake.screenCast()
+        let task = Task { () async -> PortalError? in
+            await portalError { _ = try await portal.start(ScreenCastOptions(), appID: "app") }
+        }
+        let created = await fake.waitForCalls("CreateSession", count: 1)
+        task.cancel()
+        #expect(await task.value == .cancelled)
+        let closes = await fake.waitForCalls("Session.Close", count: 1)
+        #expect(closes.count == 1)
+        // The path the specification predicts from the sender and the session_handle_token sent.
+        let token = created.first?.options["session_handle_token"]?.unwrappingVariants
+        guard case .string(let tokenValue)? = token else {
+            Issue.record("CreateSession carried no session_handle_token: \(String(describing: created.first?.options))")
+            return
+        }
+        #expect(closes.first?.path.rawValue.hasSuffix("/" + tokenValue) == true, "\(String(describing: closes.first?.path))")
+    }
+
     @Test("the frontend's InvalidArgument text is carried")
     func invalidArgument() async throws {
         let fake = try await FakePortal.start()
