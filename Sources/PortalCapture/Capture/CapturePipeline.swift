@@ -9,7 +9,9 @@ import Synchronization
 /// Data path: PipeWire's data thread copies each frame into pooled storage and `enqueue`s it (O(1), never
 /// blocking); the delivery thread processes and hands it to the sinks. The sinks are opened when the first
 /// video frame arrives, with its format; `SinkContext.startTime` is that frame's timestamp, and audio from
-/// before it is not delivered (a chunk that straddles it is cut at the sample).
+/// before it is not delivered (a chunk that straddles it is cut at the sample). Audio that arrived before the
+/// first frame but was captured after its timestamp is delivered (`AudioPreroll`), and the audio streams are
+/// connected before the video stream, so the sound runs from the first frame.
 ///
 /// Audio: the sinks get one audio stream. With the microphone and system audio both, their chunks are
 /// enqueued tagged by source and mixed on the delivery thread (`AudioMixer`, `options.audioMixing`): the
@@ -68,6 +70,9 @@ public final class CapturePipeline: Sendable {
         var microphoneChunks = 0
         var firstTimestamp: UInt64?
         var lastTimestamp: UInt64 = 0
+        /// Per audio source (the microphone, system audio): what it delivered before the first frame.
+        var preroll = [AudioPreroll(window: CapturePipeline.timestampTolerance),
+                       AudioPreroll(window: CapturePipeline.timestampTolerance)]
         /// The audio format the sinks were opened with (what the file holds), nil without audio.
         var sinkAudioFormat: AudioFormat?
 
@@ -136,29 +141,9 @@ public final class CapturePipeline: Sendable {
         let watchdog = options.noFrameTimeout.map { timeout in
             StallWatchdog(timeout: timeout) { [weak self] cause in self?.end(cause) }
         }
-        let pool = framePool
-        let fallback = options.heldBufferFallback
-        // Both closures run on the stream's process thread, one at a time: relaxed atomics (no lock per frame).
-        let lastBorrowed = Atomic<Bool>(false), dropsInARow = Atomic<Int>(0)
-        let video = try VideoCaptureStream(
-            core: videoCore, target: options.video, options: videoOptions,
-            storageProvider: { capacity in
-                if case .drop(let most) = fallback, lastBorrowed.load(ordering: .relaxed),
-                   dropsInARow.load(ordering: .relaxed) < most {
-                    dropsInARow.add(1, ordering: .relaxed)
-                    return nil   // the stream counts it as skipped (no storage)
-                }
-                return pool.acquire(capacity: capacity)
-            },
-            eventHandler: { [weak self] event in
-                if case .ended(let cause) = event, let mapped = Self.map(cause, stream: .video) { self?.end(mapped) }
-            },
-            frameHandler: { [weak self] frame in
-                lastBorrowed.store(frame.storage.isBorrowed, ordering: .relaxed)
-                dropsInARow.store(0, ordering: .relaxed)
-                watchdog?.frameArrived()
-                self?.deliver(frame)
-            })
+        // The audio streams first: the microphone is running by the time the first frame comes, so the sound
+        // covers the recording from its start (a microphone linked after the video began up to its link time
+        // late).
         var audio: AudioCaptureStream?, systemAudio: AudioCaptureStream?
         if let audioCore {
             do {
@@ -170,9 +155,38 @@ public final class CapturePipeline: Sendable {
                 }
             } catch {
                 audio?.stop()
-                video.stop()
                 throw error
             }
+        }
+        let pool = framePool
+        let fallback = options.heldBufferFallback
+        // Both closures run on the stream's process thread, one at a time: relaxed atomics (no lock per frame).
+        let lastBorrowed = Atomic<Bool>(false), dropsInARow = Atomic<Int>(0)
+        let video: VideoCaptureStream
+        do {
+            video = try VideoCaptureStream(
+                core: videoCore, target: options.video, options: videoOptions,
+                storageProvider: { capacity in
+                    if case .drop(let most) = fallback, lastBorrowed.load(ordering: .relaxed),
+                       dropsInARow.load(ordering: .relaxed) < most {
+                        dropsInARow.add(1, ordering: .relaxed)
+                        return nil   // the stream counts it as skipped (no storage)
+                    }
+                    return pool.acquire(capacity: capacity)
+                },
+                eventHandler: { [weak self] event in
+                    if case .ended(let cause) = event, let mapped = Self.map(cause, stream: .video) { self?.end(mapped) }
+                },
+                frameHandler: { [weak self] frame in
+                    lastBorrowed.store(frame.storage.isBorrowed, ordering: .relaxed)
+                    dropsInARow.store(0, ordering: .relaxed)
+                    watchdog?.frameArrived()
+                    self?.deliver(frame)
+                })
+        } catch {
+            audio?.stop()
+            systemAudio?.stop()
+            throw error
         }
         streams.withLock { $0 = (video, audio, systemAudio, watchdog) }
         watchdog?.start()
@@ -205,6 +219,8 @@ public final class CapturePipeline: Sendable {
             guard !s.paused else { return }
             s.paused = true
             s.pausedAt = monotonicNanoseconds()
+            // Audio from before a pause is not the start's: the time paused is taken out of what follows.
+            for i in s.preroll.indices { s.preroll[i].clear() }
         }
     }
 
@@ -314,22 +330,38 @@ public final class CapturePipeline: Sendable {
     /// whether it comes from the output's monitor rather than the microphone.
     private func deliver(_ buffer: AudioBuffer, mixInput: Int?, systemAudio: Bool) {
         var buffer = buffer
+        let source = systemAudio ? 1 : 0
         var start: UInt64 = 0
+        var prerolled: [AudioBuffer] = []
         let accepted: Bool = state.withLock { s in
-            guard s.started, !s.ended, !s.finished, !s.paused else { return false }
+            guard !s.ended, !s.finished, !s.paused else { return false }
+            guard s.started else {
+                // The first frame may be stamped before this chunk and arrive after it: kept until it does.
+                s.preroll[source].add(buffer)
+                return false
+            }
+            start = s.startTime
+            // What came before the first frame, from its timestamp on (a source's chunks all come on its own
+            // thread, so they stay in order).
+            if !s.preroll[source].isEmpty {
+                prerolled = s.preroll[source].take(from: start)
+                s.audioChunks += prerolled.count
+                if !systemAudio { s.microphoneChunks += prerolled.count }
+            }
             buffer.timestamp &-= s.pausedTotal
             // A chunk that straddles the first frame keeps its samples from that frame on (cut below).
-            guard buffer.timestamp &+ buffer.duration > s.startTime else { return false }
-            start = s.startTime
+            guard buffer.timestamp &+ buffer.duration > start else { return false }
             s.audioChunks += 1
             if !systemAudio { s.microphoneChunks += 1 }
             return true
         }
-        guard accepted, let kept = buffer.dropping(before: start) else { return }
-        if let mixInput {
-            queue.enqueue(kept, mixInput: mixInput)
-        } else {
-            queue.enqueue(.audio(kept))
+        if accepted, let kept = buffer.dropping(before: start) { prerolled.append(kept) }
+        for chunk in prerolled {
+            if let mixInput {
+                queue.enqueue(chunk, mixInput: mixInput)
+            } else {
+                queue.enqueue(.audio(chunk))
+            }
         }
     }
 

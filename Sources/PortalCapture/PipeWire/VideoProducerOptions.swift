@@ -29,6 +29,9 @@ public struct VideoProducerOptions: Sendable, Equatable {
     /// modifier says. A memfd maps like a linear DMA-BUF, so this proves the negotiation and a consumer's
     /// mmap path, not a real device buffer (its sync ioctl answers `ENOTTY`).
     public var dmaBufModifiers: [DRMFormatModifier] = []
+    /// How long before it is queued a frame is stamped (`SPA_META_Header.pts`), in nanoseconds: a compositor
+    /// stamps a frame when it composed it, and a loaded machine sends it on later.
+    public var presentationLead: UInt64 = 0
     /// Start without producing frames until `resume()`.
     public var startPaused = false
     /// Extra `pw_stream` properties, applied last.
@@ -45,6 +48,7 @@ public struct VideoProducerOptions: Sendable, Equatable {
         try Self.validate(format)
         if bufferCount < 2 || bufferCount > 16 { throw .invalidArgument("bufferCount \(bufferCount) (2...16)") }
         if maxCursorSize < 1 || maxCursorSize > 512 { throw .invalidArgument("maxCursorSize \(maxCursorSize) (1...512)") }
+        if presentationLead > 10_000_000_000 { throw .invalidArgument("presentationLead \(presentationLead) ns (at most 10 s)") }
     }
 
     static func validate(_ format: VideoFormat) throws(PipeWireError) {

@@ -411,7 +411,7 @@ extension VideoProducerStream: StreamHandleOwner, PipeWireCoreObserver {
             let h = header.assumingMemoryBound(to: spa_meta_header.self)
             h.pointee.flags = corrupt ? CPW_META_HEADER_FLAG_CORRUPTED : 0
             h.pointee.offset = 0
-            h.pointee.pts = Int64(monotonicNanoseconds())
+            h.pointee.pts = Int64(monotonicNanoseconds() &- options.presentationLead)
             h.pointee.dts_offset = 0
             h.pointee.seq = UInt64(frameNumber)
         }

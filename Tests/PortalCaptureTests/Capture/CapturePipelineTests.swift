@@ -9,7 +9,7 @@ import PortalTestSupport
 final class PipelineSink: CaptureSink {
     let id = "recording"
     let delay: Duration
-    private let state = Mutex<(context: SinkContext?, frames: [(ts: UInt64, counter: UInt32, format: VideoFormat)], audio: Int, closed: Int, end: UInt64?)>((nil, [], 0, 0, nil))
+    private let state = Mutex<(context: SinkContext?, frames: [(ts: UInt64, counter: UInt32, format: VideoFormat)], audio: [UInt64], closed: Int, end: UInt64?)>((nil, [], [], 0, nil))
 
     init(delay: Duration = .zero) { self.delay = delay }
 
@@ -20,8 +20,8 @@ final class PipelineSink: CaptureSink {
             let counter = TestPattern.decodeCounter(frame)
             state.withLock { $0.frames.append((frame.timestamp, counter, frame.format)) }
             if delay > .zero { usleep(UInt32(delay.components.attoseconds / 1_000_000_000_000) + UInt32(delay.components.seconds) * 1_000_000) }
-        case .audio:
-            state.withLock { $0.audio += 1 }
+        case .audio(let buffer):
+            state.withLock { $0.audio.append(buffer.timestamp) }
         }
     }
     func ended(at time: UInt64) throws(SinkError) { state.withLock { $0.end = time } }
@@ -31,7 +31,9 @@ final class PipelineSink: CaptureSink {
 
     var context: SinkContext? { state.withLock { $0.context } }
     var frames: [(ts: UInt64, counter: UInt32, format: VideoFormat)] { state.withLock { $0.frames } }
-    var audioChunks: Int { state.withLock { $0.audio } }
+    var audioChunks: Int { state.withLock { $0.audio.count } }
+    /// Each audio chunk's timestamp, in the order they came.
+    var audioTimestamps: [UInt64] { state.withLock { $0.audio } }
     var closeCount: Int { state.withLock { $0.closed } }
     var end: UInt64? { state.withLock { $0.end } }
 }
@@ -236,6 +238,42 @@ struct CapturePipelineTests {
         let context = try #require(sink.context)
         #expect(context.audio?.sampleRate == 48_000)
         #expect(context.audio?.sampleFormat == .f32)
+    }
+
+    @Test("sound captured after the first frame's timestamp but delivered before the frame is kept: the audio starts at the first frame")
+    func audioFromTheFirstFrameOnIsKept() async throws {
+        // The producer stamps its frames 200 ms before it sends them (as a compositor stamps a frame when it
+        // composed it, or a loaded machine sends it late), and starts after the microphone has been running.
+        let core = try PipeWireCore(name: "pwrecord-test-pipeline")
+        defer { core.close() }
+        var producerOptions = VideoProducerOptions(format: VideoFormat(pixelFormat: .bgrx, width: 320, height: 240, frameRate: FrameRate(60)),
+                                                   nodeName: "test-pipeline-lead")
+        producerOptions.presentationLead = 200_000_000
+        producerOptions.startPaused = true
+        let producer = try VideoProducerStream(core: core, options: producerOptions, render: TestPattern.render)
+        defer { producer.stop() }
+        let node = try await producer.waitUntilReady()
+        let audioCore = try PipeWireCore(name: "pwrecord-test-mic")
+        defer { audioCore.close() }
+        let tone = try AudioProducerStream(core: audioCore, nodeName: "test-pipeline-lead-tone")
+        defer { tone.stop() }
+        _ = try await tone.waitUntilReady()
+        let sink = PipelineSink()
+        var options = CapturePipelineOptions(video: .node(id: node.id))
+        options.microphone = .object("test-pipeline-lead-tone")
+        let pipeline = CapturePipeline(videoCore: core, audioCore: audioCore, sinks: [sink], options: options, onEvent: { _ in })
+        try pipeline.start()
+        try await Task.sleep(for: .milliseconds(500))
+        producer.resume()
+        #expect(await eventually(timeout: .seconds(5)) { sink.audioChunks >= 20 && sink.frames.count >= 10 })
+        _ = await pipeline.finish()
+        let start = try #require(sink.context?.startTime)
+        let stamps = sink.audioTimestamps
+        let first = try #require(stamps.first)
+        // The chunk that straddles the first frame, cut at its sample (within one sample at 48 kHz); it used to
+        // be a chunk that arrived after the frame, 200 ms on.
+        #expect(first >= start && first - start < 21_000, "the audio starts \(Double(Int64(bitPattern: first &- start)) / 1e6) ms after the first frame")
+        #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 < $1 }, "chunks in order")
     }
 
     @Test("with the microphone and system audio, the sinks get one stream mixing both tones, following on to the sample")
