@@ -165,9 +165,19 @@ enum ScreenshotCommand {
                 return nil
             }
             group.addTask {
+                var toldLost = false
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(100))
                     if stitcher.reachedMaximum || stitcher.failed || stitcher.idleFor > idle { return nil }
+                    // Said as it happens, so the user can go back while the page is still on screen.
+                    let lost = stitcher.isLost
+                    if lost, !toldLost {
+                        console.note("the content scrolled too far to be joined to what was captured: scroll back until the "
+                                     + "last part captured is in view, then scroll more slowly")
+                    } else if !lost, toldLost {
+                        console.note("joined again: carry on scrolling")
+                    }
+                    toldLost = lost
                 }
                 return nil
             }
@@ -186,6 +196,11 @@ enum ScreenshotCommand {
         if stitcher.unalignedFrames > 0 {
             console.note("warning: \(stitcher.unalignedFrames) frame(s) scrolled too far to be placed against the ones "
                          + "before, so parts of the page may be missing from the image; scroll more slowly")
+        }
+        if stitcher.ambiguousFrames > 0 {
+            console.note("warning: \(stitcher.ambiguousFrames) frame(s) shared only blank or repeating rows with the one "
+                         + "before and were placed by a guess; check the image where the page has long blank stretches or "
+                         + "rows that repeat")
         }
         if let stoppedByPolicy {
             console.error("the capture was stopped: " + stoppedByPolicy.description)

@@ -8,7 +8,16 @@ final class StitchSink: CaptureSink, @unchecked Sendable {
     let id = "stitch"
     // Invariant: `stitcher` is only touched on the delivery thread (consume/close) and after close.
     private let stitcher: ScrollStitcher
-    private let state = Mutex<(lastScroll: ContinuousClock.Instant, maximum: Bool, error: ScreenshotError?, unaligned: Int)>((.now, false, nil, 0))
+    private struct State {
+        var lastScroll = ContinuousClock.Instant.now
+        var maximum = false
+        var error: ScreenshotError?
+        var unaligned = 0
+        var ambiguous = 0
+        /// The last frame could not be placed: the content is past where the image ends.
+        var lost = false
+    }
+    private let state = Mutex(State())
 
     init(options: StitchOptions) { stitcher = ScrollStitcher(options: options) }
 
@@ -18,12 +27,16 @@ final class StitchSink: CaptureSink, @unchecked Sendable {
         guard case .video(let frame) = sample, !state.withLock({ $0.maximum }) else { return }
         do {
             switch try stitcher.consume(frame) {
-            case .started, .scrolled: state.withLock { $0.lastScroll = .now }
+            case .started: state.withLock { $0.lastScroll = .now; $0.lost = false }
+            case .scrolled(_, let ambiguous):
+                state.withLock { $0.lastScroll = .now; $0.lost = false; if ambiguous { $0.ambiguous += 1 } }
             case .reachedMaximumHeight: state.withLock { $0.maximum = true }
             // Content that moved too far to be placed is still moving: it keeps the idle stop away, and is
-            // counted, since what it showed is not in the image.
-            case .unaligned: state.withLock { $0.lastScroll = .now; $0.unaligned += 1 }
-            case .unchanged: break
+            // counted, since what it showed is not in the image. Frames are placed again once the content
+            // is back within reach of the last one placed.
+            case .unaligned:
+                state.withLock { $0.lastScroll = .now; $0.unaligned += 1; $0.lost = true }
+            case .unchanged: state.withLock { $0.lost = false }   // the last frame placed, unmoved
             }
         } catch {
             state.withLock { $0.error = error }
@@ -35,6 +48,12 @@ final class StitchSink: CaptureSink, @unchecked Sendable {
 
     var idleFor: Duration { .now - state.withLock { $0.lastScroll } }
     var reachedMaximum: Bool { state.withLock { $0.maximum } }
+    /// The content got away from the image: the last frame scrolled past the last one placed, and frames are
+    /// left out until it is back within reach.
+    var isLost: Bool { state.withLock { $0.lost } }
+    /// Frames placed by a guess: the rows they shared with the frame before were blank or repeating, so
+    /// several movements fitted (`StitchStep.scrolled(rows:ambiguous:)`).
+    var ambiguousFrames: Int { state.withLock { $0.ambiguous } }
     /// Frames that could not be placed against the image (scrolled more than a view minus the overlap the
     /// aligner needs since the frame before): parts of the page may be missing from the image.
     var unalignedFrames: Int { state.withLock { $0.unaligned } }
