@@ -79,6 +79,31 @@ public struct ScrollingPage: Sendable {
                                      seed: seed).render()
     }
 
+    /// A page of given rows (RGBA, `width * 4` bytes each), for layouts the blocks cannot draw; `blocks` is
+    /// then empty and `seed` 0. Throws as the blocks' initializer does, and when a row has another length.
+    public init(width: Int, viewportHeight: Int, header: [[UInt8]] = [], body: [[UInt8]],
+                footer: [[UInt8]] = []) throws(ScrollingPageError) {
+        guard width >= 1 else { throw .invalidLayout("width \(width) must be at least 1") }
+        guard viewportHeight > header.count + footer.count else {
+            throw .invalidLayout("viewport \(viewportHeight) leaves no body rows under header \(header.count) and footer \(footer.count)")
+        }
+        guard body.count >= viewportHeight - header.count - footer.count else {
+            throw .invalidLayout("body of \(body.count) rows is shorter than the \(viewportHeight - header.count - footer.count) rows the viewport shows")
+        }
+        let rows = header + body + footer
+        if let bad = rows.firstIndex(where: { $0.count != width * 4 }) {
+            throw .invalidLayout("page row \(bad) has \(rows[bad].count) bytes, not \(width * 4)")
+        }
+        self.width = width
+        self.viewportHeight = viewportHeight
+        headerHeight = header.count
+        footerHeight = footer.count
+        blocks = []
+        seed = 0
+        bodyHeight = body.count
+        pageRGBA = Array(rows.joined())
+    }
+
     /// A page of `bodyHeight` body rows with a pseudo-random mix of blocks drawn from `seed`: paragraphs,
     /// images, rules and blank runs of at most `maximumBlankRun` rows (two blank blocks never touch).
     public static func generated(width: Int, bodyHeight: Int, viewportHeight: Int, headerHeight: Int = 0,

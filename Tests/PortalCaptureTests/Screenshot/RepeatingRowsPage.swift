@@ -3,41 +3,30 @@ import PortalTestSupport
 
 /// A page for the repeated-row sweep: list items of `period` rows, every item identical (a separator, rows
 /// of dots, blank rows), broken by short unique blocks every `uniqueGap` rows and by blank runs, under an
-/// optional sticky header and footer. `ScrollingPage` cannot draw this: its only repeating block is the
-/// 17-row rule, and the sweep needs other periods, shorter ones among them.
-///
-/// Coordinates as in `ScrollingPage`: page = header, body, footer; viewport row `headerHeight + i` shows body
-/// row `offset + i`.
+/// optional sticky header and footer. `ScrollingPage`'s blocks cannot draw this (their only repeating block is
+/// the 17-row rule, and the sweep needs other periods, shorter ones among them): the rows are made here and
+/// given to a `ScrollingPage`, which makes the frames.
 struct RepeatingRowsPage: CustomStringConvertible {
-    let width = 48
-    let viewportHeight: Int
-    let headerHeight: Int
-    let footerHeight: Int
     let period: Int
     let uniqueGap: ClosedRange<Int>
     let seed: UInt64
-    let bodyHeight: Int
-    /// The whole page, RGBA.
-    let pageRGBA: [UInt8]
+    /// The page drawn, whose frames and rows the sweep reads.
+    let page: ScrollingPage
 
-    var pageHeight: Int { headerHeight + bodyHeight + footerHeight }
-    var bodyViewportHeight: Int { viewportHeight - headerHeight - footerHeight }
-    var maximumOffset: Int { bodyHeight - bodyViewportHeight }
+    var width: Int { page.width }
+    var pageHeight: Int { page.pageHeight }
+    var maximumOffset: Int { page.maximumOffset }
     var description: String {
-        "period \(period), unique rows every \(uniqueGap.lowerBound)...\(uniqueGap.upperBound), header \(headerHeight), seed \(seed)"
+        "period \(period), unique rows every \(uniqueGap.lowerBound)...\(uniqueGap.upperBound), header \(page.headerHeight), seed \(seed)"
     }
 
     init(period: Int, uniqueGap: ClosedRange<Int>, bodyHeight: Int = 1500, viewportHeight: Int = 200,
          headerHeight: Int = 0, footerHeight: Int = 0, seed: UInt64) {
-        self.viewportHeight = viewportHeight
-        self.headerHeight = headerHeight
-        self.footerHeight = footerHeight
         self.period = period
         self.uniqueGap = uniqueGap
         self.seed = seed
-        self.bodyHeight = bodyHeight
         var rng = SplitMix64(seed: seed)
-        let width = self.width
+        let width = 48
         func dots(_ ink: (UInt8, UInt8, UInt8)) -> [UInt8] {
             var row: [UInt8] = []
             var bits = rng.next()
@@ -65,28 +54,17 @@ struct RepeatingRowsPage: CustomStringConvertible {
         }
         let header = (0..<headerHeight).map { solid(30, 60, UInt8(100 + $0)) }
         let footer = (0..<footerHeight).map { solid(60, 30, UInt8(100 + $0)) }
-        pageRGBA = Array((header + body.prefix(bodyHeight) + footer).joined())
+        // The layout is the sweep's own (sizes above the viewport's): a failure is a bug in the sweep.
+        page = try! ScrollingPage(width: width, viewportHeight: viewportHeight, header: header,
+                                  body: Array(body.prefix(bodyHeight)), footer: footer)
     }
 
     /// The RGBA bytes of page row `y`.
-    func pageRow(_ y: Int) -> ArraySlice<UInt8> {
-        pageRGBA[(y * width * 4)..<((y + 1) * width * 4)]
-    }
+    func pageRow(_ y: Int) -> ArraySlice<UInt8> { page.pageRow(y) }
 
     /// A frame of the viewport at scroll `offset`, RGBA.
     func frame(offset: Int, sequence: UInt64) -> VideoFrame {
-        let stride = width * 4
-        let storage = FrameStorage(capacity: stride * viewportHeight)
-        pageRGBA.withUnsafeBytes { page in
-            for row in 0..<viewportHeight {
-                let y = row < headerHeight ? row
-                    : row >= viewportHeight - footerHeight ? headerHeight + bodyHeight + row - (viewportHeight - footerHeight)
-                    : row + offset
-                storage.bytes.advanced(by: row * stride).copyMemory(from: page.baseAddress!.advanced(by: y * stride), byteCount: stride)
-            }
-        }
-        return VideoFrame(format: VideoFormat(pixelFormat: .rgba, width: width, height: viewportHeight), stride: stride,
-                          timestamp: 0, sequence: sequence, storage: storage)
+        page.frame(offset: offset, pixelFormat: .rgba, sequence: sequence)
     }
 }
 

@@ -85,4 +85,20 @@ struct ScrollingPageTests {
         #expect(throws: ScrollingPageError.self) { try ScrollingPage(width: 10, viewportHeight: 5, blocks: [.text(lines: 0), .blank(height: 20)]) }
         #expect(throws: ScrollingPageError.self) { try ScrollingPage.generated(width: 10, bodyHeight: 0, viewportHeight: 5) }
     }
+
+    @Test("a page of given rows shows them as the blocks' page does: header, the body at its offset, footer")
+    func givenRows() throws {
+        func row(_ v: UInt8) -> [UInt8] { [v, v &+ 1, v &+ 2, 255, v &+ 3, v, v, 255] }   // 2 pixels
+        let page = try ScrollingPage(width: 2, viewportHeight: 4, header: [row(1)], body: (10..<20).map { row(UInt8($0)) },
+                                     footer: [row(200)])
+        #expect(page.pageHeight == 12 && page.maximumOffset == 8)
+        let frame = page.frame(offset: 3, pixelFormat: .rgba)
+        let shown = (0..<4).map { y in Array(UnsafeRawBufferPointer(start: frame.storage.bytes.advanced(by: y * frame.stride), count: 8)) }
+        #expect(shown == [row(1), row(13), row(14), row(200)])
+        #expect(Array(page.pageRow(11)) == row(200))
+        #expect(throws: ScrollingPageError.invalidLayout("page row 3 has 4 bytes, not 8")) {
+            try ScrollingPage(width: 2, viewportHeight: 2, body: [row(1), row(2), row(3), [0, 0, 0, 0]])
+        }
+        #expect(throws: ScrollingPageError.self) { try ScrollingPage(width: 2, viewportHeight: 5, body: [row(1)]) }
+    }
 }
