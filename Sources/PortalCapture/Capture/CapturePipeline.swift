@@ -344,7 +344,14 @@ public final class CapturePipeline: Sendable {
             // What came before the first frame, from its timestamp on (a source's chunks all come on its own
             // thread, so they stay in order).
             if !s.preroll[source].isEmpty {
-                prerolled = s.preroll[source].take(from: start)
+                // Kept since the last resume (a pause clears them), so on the clock before the time paused
+                // is taken out, as `buffer` below.
+                let paused = s.pausedTotal
+                prerolled = s.preroll[source].take(from: start &+ paused).map { chunk in
+                    var chunk = chunk
+                    chunk.timestamp &-= paused
+                    return chunk
+                }
                 s.audioChunks += prerolled.count
                 if !systemAudio { s.microphoneChunks += prerolled.count }
             }
