@@ -24,12 +24,14 @@ struct StitchSinkTests {
         let sink = StitchSink(options: StitchOptions())
         try Self.feed(sink, page, offsets: [0, 100])
         #expect(!sink.isLost)
-        try Self.feed(sink, page, offsets: [400])           // 300 rows on: nothing shared with the frame at 100
+        try Self.feed(sink, page, offsets: [400, 420])      // 300 rows on: nothing shared with the frame at 100
         #expect(sink.isLost)
-        #expect(sink.unalignedFrames == 1)
+        #expect(sink.lostFrames == 2)
+        #expect(sink.unalignedFrames == 2)
         try Self.feed(sink, page, offsets: [150])           // back: 190 rows shared with the frame at 100
         #expect(!sink.isLost)
-        #expect(sink.unalignedFrames == 1)
+        #expect(sink.lostFrames == 0)
+        #expect(sink.unalignedFrames == 2)
         #expect(sink.ambiguousFrames == 0)
     }
 

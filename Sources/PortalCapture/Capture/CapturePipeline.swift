@@ -10,8 +10,9 @@ import Synchronization
 /// blocking); the delivery thread processes and hands it to the sinks. The sinks are opened when the first
 /// video frame arrives, with its format; `SinkContext.startTime` is that frame's timestamp, and audio from
 /// before it is not delivered (a chunk that straddles it is cut at the sample). Audio that arrived before the
-/// first frame but was captured after its timestamp is delivered (`AudioPreroll`), and the audio streams are
-/// connected before the video stream, so the sound runs from the first frame.
+/// first frame but was captured after its timestamp is handed on when the frame comes (`AudioPreroll`), and
+/// the audio streams are connected before the video stream, so the sound runs from the first frame unless a
+/// source was not running yet.
 ///
 /// Audio: the sinks get one audio stream. With the microphone and system audio both, their chunks are
 /// enqueued tagged by source and mixed on the delivery thread (`AudioMixer`, `options.audioMixing`): the
@@ -219,7 +220,8 @@ public final class CapturePipeline: Sendable {
             guard !s.paused else { return }
             s.paused = true
             s.pausedAt = monotonicNanoseconds()
-            // Audio from before a pause is not the start's: the time paused is taken out of what follows.
+            // Before the first frame: audio from before a pause is not the start's (the time paused is taken
+            // out of what follows). After it, nothing is kept.
             for i in s.preroll.indices { s.preroll[i].clear() }
         }
     }
@@ -312,6 +314,7 @@ public final class CapturePipeline: Sendable {
                 s.started = true
                 s.startTime = frame.timestamp
                 s.firstTimestamp = frame.timestamp
+                startRecording(&s)
             }
             s.lastTimestamp = frame.timestamp
             s.videoFrames += 1
@@ -330,46 +333,56 @@ public final class CapturePipeline: Sendable {
     /// whether it comes from the output's monitor rather than the microphone.
     private func deliver(_ buffer: AudioBuffer, mixInput: Int?, systemAudio: Bool) {
         var buffer = buffer
-        let source = systemAudio ? 1 : 0
         var start: UInt64 = 0
-        var prerolled: [AudioBuffer] = []
         let accepted: Bool = state.withLock { s in
             guard !s.ended, !s.finished, !s.paused else { return false }
             guard s.started else {
-                // The first frame may be stamped before this chunk and arrive after it: kept until it does.
-                s.preroll[source].add(buffer)
+                // The first frame may be stamped before this chunk and arrive after it: kept until it does
+                // (`startRecording`).
+                s.preroll[systemAudio ? 1 : 0].add(buffer)
                 return false
-            }
-            start = s.startTime
-            // What came before the first frame, from its timestamp on (a source's chunks all come on its own
-            // thread, so they stay in order).
-            if !s.preroll[source].isEmpty {
-                // Kept since the last resume (a pause clears them), so on the clock before the time paused
-                // is taken out, as `buffer` below.
-                let paused = s.pausedTotal
-                prerolled = s.preroll[source].take(from: start &+ paused).map { chunk in
-                    var chunk = chunk
-                    chunk.timestamp &-= paused
-                    return chunk
-                }
-                s.audioChunks += prerolled.count
-                if !systemAudio { s.microphoneChunks += prerolled.count }
             }
             buffer.timestamp &-= s.pausedTotal
             // A chunk that straddles the first frame keeps its samples from that frame on (cut below).
-            guard buffer.timestamp &+ buffer.duration > start else { return false }
+            guard buffer.timestamp &+ buffer.duration > s.startTime else { return false }
+            start = s.startTime
             s.audioChunks += 1
             if !systemAudio { s.microphoneChunks += 1 }
             return true
         }
-        if accepted, let kept = buffer.dropping(before: start) { prerolled.append(kept) }
-        for chunk in prerolled {
-            if let mixInput {
-                queue.enqueue(chunk, mixInput: mixInput)
-            } else {
-                queue.enqueue(.audio(chunk))
+        guard accepted, let kept = buffer.dropping(before: start) else { return }
+        enqueue(kept, source: systemAudio ? 1 : 0)
+    }
+
+    /// An audio chunk of `source` (0 the microphone, 1 system audio) to the queue, tagged for the mix when
+    /// both are recorded.
+    private func enqueue(_ chunk: AudioBuffer, source: Int) {
+        if mixesAudio {
+            queue.enqueue(chunk, mixInput: source)
+        } else {
+            queue.enqueue(.audio(chunk))
+        }
+    }
+
+    /// The first frame starts the recording at `s.startTime`: every source's audio kept from before it is
+    /// handed on from that time, oldest first across the sources (so the mix sees both at once), while the
+    /// state lock is held: a source's later chunks take the lock first, so they queue after these.
+    private func startRecording(_ s: inout State) {
+        // Kept since the last resume (a pause clears them), so on the clock before the time paused is taken
+        // out, as later chunks are.
+        let paused = s.pausedTotal
+        var kept: [(chunk: AudioBuffer, source: Int)] = []
+        for source in s.preroll.indices where !s.preroll[source].isEmpty {
+            for var chunk in s.preroll[source].take(from: s.startTime &+ paused) {
+                chunk.timestamp &-= paused
+                kept.append((chunk, source))
             }
         }
+        guard !kept.isEmpty else { return }
+        kept.sort { $0.chunk.timestamp < $1.chunk.timestamp }   // a source's own chunks are in this order already
+        s.audioChunks += kept.count
+        s.microphoneChunks += kept.filter { $0.source == 0 }.count
+        for (chunk, source) in kept { enqueue(chunk, source: source) }
     }
 
     /// Opens the sinks with the first frame's processed format; false (nothing opened, the frame withheld) when

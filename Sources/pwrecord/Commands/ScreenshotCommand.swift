@@ -172,8 +172,8 @@ enum ScreenshotCommand {
                     // Said as it happens, so the user can go back while the page is still on screen.
                     let lost = stitcher.isLost
                     if lost, !toldLost {
-                        console.note("the content scrolled too far to be joined to what was captured: scroll back until the "
-                                     + "last part captured is in view, then scroll more slowly")
+                        console.note("a frame could not be joined to what was captured (the content scrolled too far, or "
+                                     + "changed): scroll back until the last part captured is in view, then scroll more slowly")
                     } else if !lost, toldLost {
                         console.note("joined again: carry on scrolling")
                     }
@@ -193,9 +193,14 @@ enum ScreenshotCommand {
         if stitcher.reachedMaximum {
             console.note("the image reached --max-height (\(maxHeight) rows); saving what was captured up to there")
         }
-        if stitcher.unalignedFrames > 0 {
-            console.note("warning: \(stitcher.unalignedFrames) frame(s) scrolled too far to be placed against the ones "
-                         + "before, so parts of the page may be missing from the image; scroll more slowly")
+        // Frames are only ever placed against the image, so it has no holes: what was left out is missing only
+        // when the capture ended before the content was joined again.
+        if stitcher.lostFrames > 0 {
+            console.note("warning: the last \(stitcher.lostFrames) frame(s) could not be joined to the image (the content "
+                         + "scrolled too far, or changed), so what they showed is not in it; scroll more slowly")
+        } else if stitcher.unalignedFrames > 0 {
+            console.note("\(stitcher.unalignedFrames) frame(s) could not be joined (the content scrolled too far, or "
+                         + "changed) and were left out; the capture was joined again after them")
         }
         if stitcher.ambiguousFrames > 0 {
             console.note("warning: \(stitcher.ambiguousFrames) frame(s) shared only blank or repeating rows with the one "

@@ -14,8 +14,9 @@ final class StitchSink: CaptureSink, @unchecked Sendable {
         var error: ScreenshotError?
         var unaligned = 0
         var ambiguous = 0
-        /// The last frame could not be placed: the content is past where the image ends.
-        var lost = false
+        /// Frames not joined since the last one that was (0: the content is joined): it scrolled past the
+        /// image's end, or changed.
+        var lostFrames = 0
     }
     private let state = Mutex(State())
 
@@ -27,16 +28,16 @@ final class StitchSink: CaptureSink, @unchecked Sendable {
         guard case .video(let frame) = sample, !state.withLock({ $0.maximum }) else { return }
         do {
             switch try stitcher.consume(frame) {
-            case .started: state.withLock { $0.lastScroll = .now; $0.lost = false }
+            case .started: state.withLock { $0.lastScroll = .now; $0.lostFrames = 0 }
             case .scrolled(_, let ambiguous):
-                state.withLock { $0.lastScroll = .now; $0.lost = false; if ambiguous { $0.ambiguous += 1 } }
+                state.withLock { $0.lastScroll = .now; $0.lostFrames = 0; if ambiguous { $0.ambiguous += 1 } }
             case .reachedMaximumHeight: state.withLock { $0.maximum = true }
-            // Content that moved too far to be placed is still moving: it keeps the idle stop away, and is
-            // counted, since what it showed is not in the image. Frames are placed again once the content
-            // is back within reach of the last one placed.
+            // Content that moved too far to be placed (or changed) is still moving: it keeps the idle stop
+            // away, and is counted. Frames are placed again once the content is back within reach of the last
+            // one placed; until then what they show is not in the image.
             case .unaligned:
-                state.withLock { $0.lastScroll = .now; $0.unaligned += 1; $0.lost = true }
-            case .unchanged: state.withLock { $0.lost = false }   // the last frame placed, unmoved
+                state.withLock { $0.lastScroll = .now; $0.unaligned += 1; $0.lostFrames += 1 }
+            case .unchanged: state.withLock { $0.lostFrames = 0 }   // the last frame placed, unmoved
             }
         } catch {
             state.withLock { $0.error = error }
@@ -48,14 +49,16 @@ final class StitchSink: CaptureSink, @unchecked Sendable {
 
     var idleFor: Duration { .now - state.withLock { $0.lastScroll } }
     var reachedMaximum: Bool { state.withLock { $0.maximum } }
-    /// The content got away from the image: the last frame scrolled past the last one placed, and frames are
-    /// left out until it is back within reach.
-    var isLost: Bool { state.withLock { $0.lost } }
+    /// The content got away from the image: the last frame could not be joined to the last one placed (it
+    /// scrolled too far, or the content changed), and frames are left out until it is back within reach.
+    var isLost: Bool { state.withLock { $0.lostFrames > 0 } }
+    /// Frames left out since the content was last joined (0 when it is joined).
+    var lostFrames: Int { state.withLock { $0.lostFrames } }
     /// Frames placed by a guess: the rows they shared with the frame before were blank or repeating, so
     /// several movements fitted (`StitchStep.scrolled(rows:ambiguous:)`).
     var ambiguousFrames: Int { state.withLock { $0.ambiguous } }
-    /// Frames that could not be placed against the image (scrolled more than a view minus the overlap the
-    /// aligner needs since the frame before): parts of the page may be missing from the image.
+    /// Frames that could not be placed against the image, in all (the content scrolled more than a view minus
+    /// the overlap the aligner needs since the last frame placed, or changed).
     var unalignedFrames: Int { state.withLock { $0.unaligned } }
     /// Stitching stopped on an error: waiting longer changes nothing.
     var failed: Bool { state.withLock { $0.error != nil } }

@@ -263,7 +263,9 @@ struct CapturePipelineTests {
         options.microphone = .object("test-pipeline-lead-tone")
         let pipeline = CapturePipeline(videoCore: core, audioCore: audioCore, sinks: [sink], options: options, onEvent: { _ in })
         try pipeline.start()
-        try await Task.sleep(for: .milliseconds(500))
+        // The microphone linked and running (WirePlumber links a capture within a second or so, longer when
+        // the machine is loaded).
+        try await Task.sleep(for: .seconds(2))
         producer.resume()
         #expect(await eventually(timeout: .seconds(5)) { sink.audioChunks >= 20 && sink.frames.count >= 10 })
         _ = await pipeline.finish()
@@ -327,6 +329,63 @@ struct CapturePipelineTests {
             #expect(Double(both) >= 0.7 * Double(after.count), "channel \(channel): 440 Hz \(mic), 660 Hz \(system)")
             let alone = after.filter { (full($0).mic && system[$0] < 0.125) || (full($0).system && mic[$0] < 0.25) }
             #expect(alone.isEmpty, "one tone without the other in windows \(alone): 440 Hz \(mic), 660 Hz \(system)")
+        }
+    }
+
+    @Test("with the microphone and system audio mixed, both sources' sound from before a late frame's arrival is kept: the mix holds both tones from the first frame")
+    func bothSourcesKeepTheirStart() async throws {
+        // Frames stamped 200 ms before they are sent, and the first one sent after both captures run: each
+        // source has 200 ms of sound from the first frame on before that frame arrives.
+        let core = try PipeWireCore(name: "pwrecord-test-pipeline")
+        defer { core.close() }
+        var producerOptions = VideoProducerOptions(format: VideoFormat(pixelFormat: .bgrx, width: 320, height: 240, frameRate: FrameRate(60)),
+                                                   nodeName: "test-pipeline-mix-lead")
+        producerOptions.presentationLead = 200_000_000
+        producerOptions.startPaused = true
+        let producer = try VideoProducerStream(core: core, options: producerOptions, render: TestPattern.render)
+        defer { producer.stop() }
+        let node = try await producer.waitUntilReady()
+        let audioCore = try PipeWireCore(name: "pwrecord-test-mix-lead")
+        defer { audioCore.close() }
+        let id = UInt32.random(in: 0...UInt32.max)
+        let mic = try AudioProducerStream(core: audioCore, nodeName: "test-pipeline-lead-mic-\(id)",
+                                          render: AudioProducerStream.sine(frequency: 440, amplitude: 0.5))
+        defer { mic.stop() }
+        _ = try await mic.waitUntilReady()
+        let speaker = try SinkMonitorTests.nullSink(on: audioCore, name: "test-pipeline-lead-speaker-\(id)")
+        defer { speaker.destroy() }
+        _ = try await speaker.waitUntilReady()
+        let playing = try AudioProducerStream(core: audioCore, nodeName: "test-pipeline-lead-tone-\(id)",
+                                              role: .playback(target: "test-pipeline-lead-speaker-\(id)"),
+                                              render: AudioProducerStream.sine(frequency: 660, amplitude: 0.25))
+        defer { playing.stop() }
+        #expect(await eventually(timeout: .seconds(5)) { playing.state == .streaming })
+        let sink = AudioChunkSink()
+        var options = CapturePipelineOptions(video: .node(id: node.id))
+        options.microphone = .object("test-pipeline-lead-mic-\(id)")
+        options.systemAudio = .object("test-pipeline-lead-speaker-\(id)")
+        let pipeline = CapturePipeline(videoCore: core, audioCore: audioCore, sinks: [sink], options: options, onEvent: { _ in })
+        try pipeline.start()
+        // Both captures linked and running (WirePlumber links them within a second or so, longer when the
+        // machine is loaded).
+        try await Task.sleep(for: .seconds(3))
+        producer.resume()
+        #expect(await eventually(timeout: .seconds(8)) { sink.audioFrames >= 48_000 }, "\(sink.audioFrames) sample frames")
+        _ = await pipeline.finish()
+        let start = try #require(sink.context?.startTime)
+        let first = try #require(sink.chunks.first)
+        // Within two samples: the cut rounds up to the next sample, and the mix's own sample grid rounds again.
+        let distance = Int64(bitPattern: first.timestamp &- start)
+        #expect(abs(distance) < 42_000, "the mix starts \(Double(distance) / 1e6) ms after the first frame")
+        // The first 200 ms (what both sources had sent before the frame arrived) hold both tones at their level;
+        // a source whose kept sound came later than the other's used to be silence there (the mix's wait).
+        let samples = sink.samples(channel: 0)
+        let mixMic = ToneAnalysis.amplitudes(of: 440, in: samples, rate: 48_000)
+        let mixSystem = ToneAnalysis.amplitudes(of: 660, in: samples, rate: 48_000)
+        #expect(mixMic.count >= 2)
+        for window in 0..<min(2, mixMic.count) {
+            #expect(abs(mixMic[window] - 0.5) < 0.02 && abs(mixSystem[window] - 0.25) < 0.02,
+                    "window \(window): 440 Hz \(mixMic.prefix(4)), 660 Hz \(mixSystem.prefix(4))")
         }
     }
 
