@@ -70,6 +70,69 @@ struct CapturePipelineTests {
         return Rig(core: core, producer: producer, node: node)
     }
 
+    /// A test microphone (440 Hz) named `name`, on a connection of its own.
+    func makeMicrophone(_ name: String) async throws -> (core: PipeWireCore, tone: AudioProducerStream) {
+        let core = try PipeWireCore(name: "pwrecord-test-mic")
+        do {
+            let tone = try AudioProducerStream(core: core, nodeName: name)
+            _ = try await tone.waitUntilReady()
+            return (core, tone)
+        } catch {
+            core.close()
+            throw error
+        }
+    }
+
+    /// A microphone playing 440 Hz at 0.5 (mono) and a speaker (a null sink) an app plays 660 Hz at 0.25 into,
+    /// on a connection of their own: what the mix tests record.
+    struct TwoTones {
+        let core: PipeWireCore
+        let micName: String
+        let speakerName: String
+        let mic: AudioProducerStream
+        let speaker: PipeWireFactoryNode
+        let playing: AudioProducerStream
+
+        /// Options recording node `video` with both tones: the microphone and the speaker's monitor.
+        func options(video: UInt32) -> CapturePipelineOptions {
+            var options = CapturePipelineOptions(video: .node(id: video))
+            options.microphone = .object(micName)
+            options.systemAudio = .object(speakerName)
+            return options
+        }
+
+        func stop() {
+            playing.stop()
+            speaker.destroy()
+            mic.stop()
+            core.close()
+        }
+    }
+
+    func makeTwoTones(_ prefix: String) async throws -> TwoTones {
+        let core = try PipeWireCore(name: "pwrecord-\(prefix)")
+        let id = UInt32.random(in: 0...UInt32.max)
+        let micName = "\(prefix)-mic-\(id)", speakerName = "\(prefix)-speaker-\(id)"
+        var made: [() -> Void] = [{ core.close() }]
+        do {
+            let mic = try AudioProducerStream(core: core, format: AudioFormat(sampleFormat: .f32, sampleRate: 48_000, channels: 1),
+                                              nodeName: micName, render: AudioProducerStream.sine(frequency: 440, amplitude: 0.5))
+            made.append { mic.stop() }
+            _ = try await mic.waitUntilReady()
+            let speaker = try SinkMonitorTests.nullSink(on: core, name: speakerName)
+            made.append { speaker.destroy() }
+            _ = try await speaker.waitUntilReady()
+            let playing = try AudioProducerStream(core: core, nodeName: "\(prefix)-tone-\(id)", role: .playback(target: speakerName),
+                                                  render: AudioProducerStream.sine(frequency: 660, amplitude: 0.25))
+            made.append { playing.stop() }
+            #expect(await eventually(timeout: .seconds(5)) { playing.state == .streaming })
+            return TwoTones(core: core, micName: micName, speakerName: speakerName, mic: mic, speaker: speaker, playing: playing)
+        } catch {
+            for undo in made.reversed() { undo() }
+            throw error
+        }
+    }
+
     @Test("frames reach the sinks, which are opened with the stream's format at the first frame")
     func framesReachSinks() async throws {
         let rig = try await makeProducer("test-pipeline-basic")
@@ -226,15 +289,12 @@ struct CapturePipelineTests {
     func microphoneReachesSinks() async throws {
         let rig = try await makeProducer("test-pipeline-mic-video")
         defer { rig.producer.stop(); rig.core.close() }
-        let audioCore = try PipeWireCore(name: "pwrecord-test-mic")
-        defer { audioCore.close() }
-        let tone = try AudioProducerStream(core: audioCore, nodeName: "test-pipeline-tone")
-        defer { tone.stop() }
-        _ = try await tone.waitUntilReady()
+        let mic = try await makeMicrophone("test-pipeline-tone")
+        defer { mic.tone.stop(); mic.core.close() }
         let sink = PipelineSink()
         var options = CapturePipelineOptions(video: .node(id: rig.node.id))
         options.microphone = .object("test-pipeline-tone")
-        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: audioCore, sinks: [sink], options: options, onEvent: { _ in })
+        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: mic.core, sinks: [sink], options: options, onEvent: { _ in })
         try pipeline.start()
         #expect(await eventually(timeout: .seconds(5)) { sink.audioChunks >= 20 && sink.frames.count >= 10 })
         _ = await pipeline.finish()
@@ -249,15 +309,12 @@ struct CapturePipelineTests {
         // composed it, or a loaded machine sends it late), and starts after the microphone has been running.
         let rig = try await makeProducer("test-pipeline-lead", lead: 200_000_000, paused: true)
         defer { rig.producer.stop(); rig.core.close() }
-        let audioCore = try PipeWireCore(name: "pwrecord-test-mic")
-        defer { audioCore.close() }
-        let tone = try AudioProducerStream(core: audioCore, nodeName: "test-pipeline-lead-tone")
-        defer { tone.stop() }
-        _ = try await tone.waitUntilReady()
+        let mic = try await makeMicrophone("test-pipeline-lead-tone")
+        defer { mic.tone.stop(); mic.core.close() }
         let sink = PipelineSink()
         var options = CapturePipelineOptions(video: .node(id: rig.node.id))
         options.microphone = .object("test-pipeline-lead-tone")
-        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: audioCore, sinks: [sink], options: options, onEvent: { _ in })
+        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: mic.core, sinks: [sink], options: options, onEvent: { _ in })
         try pipeline.start()
         // The microphone linked and running (WirePlumber links a capture within a second or so, longer when
         // the machine is loaded).
@@ -279,28 +336,12 @@ struct CapturePipelineTests {
     func microphoneAndSystemAudioAreMixed() async throws {
         let rig = try await makeProducer("test-pipeline-mix-video")
         defer { rig.producer.stop(); rig.core.close() }
-        let audioCore = try PipeWireCore(name: "pwrecord-test-mix")
-        defer { audioCore.close() }
-        let id = UInt32.random(in: 0...UInt32.max)
-        let mic = try AudioProducerStream(core: audioCore, format: AudioFormat(sampleFormat: .f32, sampleRate: 48_000, channels: 1),
-                                          nodeName: "test-pipeline-mix-mic-\(id)",
-                                          render: AudioProducerStream.sine(frequency: 440, amplitude: 0.5))
-        defer { mic.stop() }
-        _ = try await mic.waitUntilReady()
-        let speaker = try SinkMonitorTests.nullSink(on: audioCore, name: "test-pipeline-mix-speaker-\(id)")
-        defer { speaker.destroy() }
-        _ = try await speaker.waitUntilReady()
-        let playing = try AudioProducerStream(core: audioCore, nodeName: "test-pipeline-mix-tone-\(id)",
-                                              role: .playback(target: "test-pipeline-mix-speaker-\(id)"),
-                                              render: AudioProducerStream.sine(frequency: 660, amplitude: 0.25))
-        defer { playing.stop() }
-        #expect(await eventually(timeout: .seconds(5)) { playing.state == .streaming })
+        let tones = try await makeTwoTones("test-pipeline-mix")
+        defer { tones.stop() }
 
         let sink = AudioChunkSink()
-        var options = CapturePipelineOptions(video: .node(id: rig.node.id))
-        options.microphone = .object("test-pipeline-mix-mic-\(id)")
-        options.systemAudio = .object("test-pipeline-mix-speaker-\(id)")
-        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: audioCore, sinks: [sink], options: options, onEvent: { _ in })
+        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: tones.core, sinks: [sink],
+                                       options: tones.options(video: rig.node.id), onEvent: { _ in })
         try pipeline.start()
         #expect(await eventually(timeout: .seconds(8)) { sink.audioFrames >= 2 * 48_000 }, "\(sink.audioFrames) sample frames")
         _ = await pipeline.finish()
@@ -335,26 +376,11 @@ struct CapturePipelineTests {
         // source has 200 ms of sound from the first frame on before that frame arrives.
         let rig = try await makeProducer("test-pipeline-mix-lead", lead: 200_000_000, paused: true)
         defer { rig.producer.stop(); rig.core.close() }
-        let audioCore = try PipeWireCore(name: "pwrecord-test-mix-lead")
-        defer { audioCore.close() }
-        let id = UInt32.random(in: 0...UInt32.max)
-        let mic = try AudioProducerStream(core: audioCore, nodeName: "test-pipeline-lead-mic-\(id)",
-                                          render: AudioProducerStream.sine(frequency: 440, amplitude: 0.5))
-        defer { mic.stop() }
-        _ = try await mic.waitUntilReady()
-        let speaker = try SinkMonitorTests.nullSink(on: audioCore, name: "test-pipeline-lead-speaker-\(id)")
-        defer { speaker.destroy() }
-        _ = try await speaker.waitUntilReady()
-        let playing = try AudioProducerStream(core: audioCore, nodeName: "test-pipeline-lead-tone-\(id)",
-                                              role: .playback(target: "test-pipeline-lead-speaker-\(id)"),
-                                              render: AudioProducerStream.sine(frequency: 660, amplitude: 0.25))
-        defer { playing.stop() }
-        #expect(await eventually(timeout: .seconds(5)) { playing.state == .streaming })
+        let tones = try await makeTwoTones("test-pipeline-lead")
+        defer { tones.stop() }
         let sink = AudioChunkSink()
-        var options = CapturePipelineOptions(video: .node(id: rig.node.id))
-        options.microphone = .object("test-pipeline-lead-mic-\(id)")
-        options.systemAudio = .object("test-pipeline-lead-speaker-\(id)")
-        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: audioCore, sinks: [sink], options: options, onEvent: { _ in })
+        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: tones.core, sinks: [sink],
+                                       options: tones.options(video: rig.node.id), onEvent: { _ in })
         try pipeline.start()
         // Both captures linked and running (WirePlumber links them within a second or so, longer when the
         // machine is loaded).
