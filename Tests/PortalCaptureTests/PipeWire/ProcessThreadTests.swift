@@ -97,11 +97,20 @@ struct ProcessThreadTests {
             #expect(stats.framesBorrowed - borrowed >= 5, "stats \(stats)")
             #expect(stats.framesBorrowed < stats.framesDelivered, "frames arriving while one is kept are copied")
             // The producer keeps its rate: it always keeps 2 buffers (a loaded machine may make it miss a few ticks).
-            #expect(producer.framesProduced - produced >= 45, "the producer kept (most of) its 60 fps")
-            // On the loop thread fewer reach the handler: 40-44 of 60 measured, with none counted stale. A C
-            // consumer without our code shows the same (bench/capture/loop-hold.c; docs/pipewire.md).
+            let producedInWindow = producer.framesProduced - produced
+            #expect(producedInWindow >= 45, "the producer kept (most of) its 60 fps")
             let handedOn = collector.summaries.count - delivered, passedOver = stats.skippedStale - stale
-            #expect(handedOn >= (thread == .data ? 45 : 30), "\(handedOn) handed on, \(passedOver) passed over as stale")
+            if thread == .data {
+                // Every frame sent reaches the stream (handed on, or passed over for a newer one), bar those in
+                // flight at the window's edges, where the two counts are read a moment apart (CI once: 44 handed
+                // on of at least 45 sent, none passed over).
+                #expect(handedOn + passedOver + 3 >= producedInWindow,
+                        "\(handedOn) handed on, \(passedOver) passed over as stale, \(producedInWindow) sent")
+            } else {
+                // On the loop thread fewer reach the handler: 40-44 of 60 measured, with none counted stale. A C
+                // consumer without our code shows the same (bench/capture/loop-hold.c; docs/pipewire.md).
+                #expect(handedOn >= 30, "\(handedOn) handed on, \(passedOver) passed over as stale")
+            }
             #expect(producer.framesMissed <= 6, "the producer lacked a buffer \(producer.framesMissed) times")
             #expect(collector.summaries.allSatisfy { $0.colourMismatch == nil })
         }
