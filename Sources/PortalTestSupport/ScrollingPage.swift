@@ -155,6 +155,11 @@ public struct ScrollingPage: Sendable {
             for row in 0..<viewportHeight {
                 let src = page.baseAddress!.advanced(by: pageRow(forViewportRow: row, offset: offset) * width * 4)
                 let dst = pixels.advanced(by: row * stride)
+                // The page's own layout: a copy (the tests' debug builds pay dearly for the loop below).
+                if pixelFormat == .rgba {
+                    dst.copyMemory(from: src, byteCount: width * 4)
+                    continue
+                }
                 for x in 0..<width {
                     let p = UInt32(littleEndian: src.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self))
                     let swapped = (p & 0xFF00_FF00) | (p & 0xFF) << 16 | (p >> 16) & 0xFF
