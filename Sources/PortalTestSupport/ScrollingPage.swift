@@ -54,20 +54,13 @@ public struct ScrollingPage: Sendable {
     /// the viewport's body area.
     public init(width: Int, viewportHeight: Int, headerHeight: Int = 0, footerHeight: Int = 0,
                 blocks: [Block], seed: UInt64 = 1) throws(ScrollingPageError) {
-        guard width >= 1 else { throw .invalidLayout("width \(width) must be at least 1") }
-        guard headerHeight >= 0, footerHeight >= 0 else {
-            throw .invalidLayout("header \(headerHeight) and footer \(footerHeight) cannot be negative")
-        }
-        guard viewportHeight > headerHeight + footerHeight else {
-            throw .invalidLayout("viewport \(viewportHeight) leaves no body rows under header \(headerHeight) and footer \(footerHeight)")
-        }
+        try Self.checkViewport(width: width, viewportHeight: viewportHeight, headerHeight: headerHeight,
+                               footerHeight: footerHeight)
         if let bad = blocks.first(where: { $0.height <= 0 }) {
             throw .invalidLayout("block \(bad) has no rows")
         }
         let body = blocks.reduce(0) { $0 + $1.height }
-        guard body >= viewportHeight - headerHeight - footerHeight else {
-            throw .invalidLayout("body of \(body) rows is shorter than the \(viewportHeight - headerHeight - footerHeight) rows the viewport shows")
-        }
+        try Self.checkBody(body, viewportHeight: viewportHeight, headerHeight: headerHeight, footerHeight: footerHeight)
         self.width = width
         self.viewportHeight = viewportHeight
         self.headerHeight = headerHeight
@@ -83,13 +76,9 @@ public struct ScrollingPage: Sendable {
     /// then empty and `seed` 0. Throws as the blocks' initializer does, and when a row has another length.
     public init(width: Int, viewportHeight: Int, header: [[UInt8]] = [], body: [[UInt8]],
                 footer: [[UInt8]] = []) throws(ScrollingPageError) {
-        guard width >= 1 else { throw .invalidLayout("width \(width) must be at least 1") }
-        guard viewportHeight > header.count + footer.count else {
-            throw .invalidLayout("viewport \(viewportHeight) leaves no body rows under header \(header.count) and footer \(footer.count)")
-        }
-        guard body.count >= viewportHeight - header.count - footer.count else {
-            throw .invalidLayout("body of \(body.count) rows is shorter than the \(viewportHeight - header.count - footer.count) rows the viewport shows")
-        }
+        try Self.checkViewport(width: width, viewportHeight: viewportHeight, headerHeight: header.count,
+                               footerHeight: footer.count)
+        try Self.checkBody(body.count, viewportHeight: viewportHeight, headerHeight: header.count, footerHeight: footer.count)
         let rows = header + body + footer
         if let bad = rows.firstIndex(where: { $0.count != width * 4 }) {
             throw .invalidLayout("page row \(bad) has \(rows[bad].count) bytes, not \(width * 4)")
@@ -102,6 +91,26 @@ public struct ScrollingPage: Sendable {
         seed = 0
         bodyHeight = body.count
         pageRGBA = Array(rows.joined())
+    }
+
+    /// The viewport shows some body between the fixed bands (both initializers).
+    private static func checkViewport(width: Int, viewportHeight: Int, headerHeight: Int,
+                                      footerHeight: Int) throws(ScrollingPageError) {
+        guard width >= 1 else { throw .invalidLayout("width \(width) must be at least 1") }
+        guard headerHeight >= 0, footerHeight >= 0 else {
+            throw .invalidLayout("header \(headerHeight) and footer \(footerHeight) cannot be negative")
+        }
+        guard viewportHeight > headerHeight + footerHeight else {
+            throw .invalidLayout("viewport \(viewportHeight) leaves no body rows under header \(headerHeight) and footer \(footerHeight)")
+        }
+    }
+
+    /// The body fills the viewport's body area (both initializers).
+    private static func checkBody(_ body: Int, viewportHeight: Int, headerHeight: Int,
+                                  footerHeight: Int) throws(ScrollingPageError) {
+        guard body >= viewportHeight - headerHeight - footerHeight else {
+            throw .invalidLayout("body of \(body) rows is shorter than the \(viewportHeight - headerHeight - footerHeight) rows the viewport shows")
+        }
     }
 
     /// A page of `bodyHeight` body rows with a pseudo-random mix of blocks drawn from `seed`: paragraphs,

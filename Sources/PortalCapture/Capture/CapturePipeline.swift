@@ -197,8 +197,7 @@ public final class CapturePipeline: Sendable {
     /// The microphone's stream (mix input 0), or system audio's: the default output's monitor (mix input 1).
     private func audioStream(core: PipeWireCore, target: PipeWireTarget, systemAudio: Bool) throws(PipeWireError) -> AudioCaptureStream {
         var audioOptions = AudioCaptureOptions()
-        let mixInput: Int? = mixesAudio ? (systemAudio ? 1 : 0) : nil
-        if mixInput != nil { audioOptions.sampleRate = options.audioMixing.format.sampleRate }
+        if mixesAudio { audioOptions.sampleRate = options.audioMixing.format.sampleRate }
         if systemAudio {
             audioOptions.captureSinkMonitor = true
             audioOptions.nodeName = "pwrecord-system-audio"
@@ -211,7 +210,7 @@ public final class CapturePipeline: Sendable {
                     self.events.async { self.onEvent(lost) }
                 }
             },
-            handler: { [weak self] buffer in self?.deliver(buffer, mixInput: mixInput, systemAudio: systemAudio) })
+            handler: { [weak self] buffer in self?.deliver(buffer, systemAudio: systemAudio) })
     }
 
     /// Stops delivering without closing anything (the timeline pauses too).
@@ -329,9 +328,9 @@ public final class CapturePipeline: Sendable {
         queue.enqueue(.video(frame))
     }
 
-    /// `mixInput`: the chunk's source in the mix, when the microphone and system audio are mixed; `systemAudio`:
-    /// whether it comes from the output's monitor rather than the microphone.
-    private func deliver(_ buffer: AudioBuffer, mixInput: Int?, systemAudio: Bool) {
+    /// `systemAudio`: whether the chunk comes from the output's monitor rather than the microphone (its source
+    /// in the mix, when both are recorded: see `enqueue(_:source:)`).
+    private func deliver(_ buffer: AudioBuffer, systemAudio: Bool) {
         var buffer = buffer
         var start: UInt64 = 0
         let accepted: Bool = state.withLock { s in
@@ -372,7 +371,7 @@ public final class CapturePipeline: Sendable {
         // out, as later chunks are.
         let paused = s.pausedTotal
         var kept: [(chunk: AudioBuffer, source: Int)] = []
-        for source in s.preroll.indices where !s.preroll[source].isEmpty {
+        for source in s.preroll.indices {
             for var chunk in s.preroll[source].take(from: s.startTime &+ paused) {
                 chunk.timestamp &-= paused
                 kept.append((chunk, source))
