@@ -29,7 +29,7 @@ final class DeliveryCore: Sendable {
 
     private enum Step {
         case open(SinkContext, processed: Bool, then: (@Sendable () -> Void)?)
-        case deliver(CaptureSample, mixInput: Int?)
+        case deliver(SampleQueue.Entry)
         case wait
         case end(cancelled: Bool, at: UInt64?)
     }
@@ -115,7 +115,7 @@ final class DeliveryCore: Sendable {
                     state.queue.discardAll()
                     return .end(cancelled: state.end == .cancel, at: nil)
                 }
-                if opened, let entry = state.queue.popEntry() { return .deliver(entry.sample, mixInput: entry.mixInput) }
+                if opened, let entry = state.queue.popEntry() { return .deliver(entry) }
                 if state.end == .finish { return .end(cancelled: false, at: state.endTime) }
                 state.consumerWaiting = true
                 return .wait
@@ -125,16 +125,18 @@ final class DeliveryCore: Sendable {
                 fanOut.open(context, videoIsProcessed: processed)
                 opened = true
                 then?()
-            case .deliver(.audio(let buffer), let input?) where mixer != nil:
-                // Mutated in place through the optional (a copy would copy its pending samples).
-                for mixed in mixer?.add(buffer, input: input) ?? [] { _ = fanOut.deliver(.audio(mixed)) }
-                let late = mixer?.statistics.lateFrames.reduce(0, +) ?? 0
-                if late != lateAudioFrames {
-                    lateAudioFrames = late
-                    state.withLock { $0.queue.noteLateAudio(frames: late) }
+            case .deliver(let entry):
+                if case .audio(let buffer) = entry.sample, let input = entry.mixInput, mixer != nil {
+                    // Mutated in place through the optional (a copy would copy its pending samples).
+                    for mixed in mixer?.add(buffer, input: input) ?? [] { _ = fanOut.deliver(.audio(mixed)) }
+                    let late = mixer?.statistics.lateFrames.reduce(0, +) ?? 0
+                    if late != lateAudioFrames {
+                        lateAudioFrames = late
+                        state.withLock { $0.queue.noteLateAudio(frames: late) }
+                    }
+                } else if !fanOut.deliver(entry.sample) {
+                    state.withLock { $0.queue.noteRejected() }
                 }
-            case .deliver(let sample, _):
-                if !fanOut.deliver(sample) { state.withLock { $0.queue.noteRejected() } }
             case .wait:
                 wakeup.wait()
             case .end(let cancelled, let time):

@@ -6,8 +6,10 @@
 /// `audioCapacity`. Every operation is O(1) and allocates nothing. An audio chunk may carry the source it comes
 /// from in a mix (`mixInput`), for the delivery thread's `AudioMixer`.
 struct SampleQueue {
-    private struct Entry {
-        var ticket: UInt64
+    /// A queued sample. A struct, not a tuple: the delivery thread's steps copy it through specialized code,
+    /// where a tuple payload went through the runtime's generic tuple witnesses (bench/README.md, capture).
+    struct Entry {
+        fileprivate var ticket: UInt64
         var sample: CaptureSample
         var mixInput: Int?
     }
@@ -55,7 +57,7 @@ struct SampleQueue {
     }
 
     /// The oldest queued sample and the mix source it comes from, counted as delivered.
-    mutating func popEntry() -> (sample: CaptureSample, mixInput: Int?)? {
+    mutating func popEntry() -> Entry? {
         let fromVideo: Bool
         switch (video.first, audio.first) {
         case (nil, nil): return nil
@@ -64,7 +66,7 @@ struct SampleQueue {
         case (.some(let v), .some(let a)): fromVideo = v.ticket < a.ticket
         }
         statistics.delivered += 1
-        return (fromVideo ? video.popFirst() : audio.popFirst()).map { ($0.sample, $0.mixInput) }
+        return fromVideo ? video.popFirst() : audio.popFirst()
     }
 
     /// The mixer has left out `frames` sample frames in all (they came too late): kept in the statistics.

@@ -10,12 +10,27 @@ public struct VideoFrame: Sendable {
     /// The valid region the producer reported (`SPA_META_VideoCrop`), nil when the whole frame is valid.
     public var crop: PixelRect?
     /// The pointer, when the stream carries cursor metadata.
-    public var cursor: CursorState?
+    public var cursor: CursorState? {
+        get { cursorBox?.state }
+        set { cursorBox = newValue.map(CursorBox.init) }
+    }
+    /// The cursor, boxed: a frame is then plain values and two references, so the capture path copies and
+    /// destroys it with two reference counts instead of through the runtime's value witnesses for a nested
+    /// optional holding an array (bench/README.md, capture). A stream hands every frame the same box while
+    /// the cursor stays as it is.
+    var cursorBox: CursorBox?
     /// The pixel bytes: `stride * format.height` bytes are valid.
     public let storage: FrameStorage
 
     public init(format: VideoFormat, stride: Int, timestamp: UInt64, sequence: UInt64,
                 crop: PixelRect? = nil, cursor: CursorState? = nil, storage: FrameStorage) {
+        self.init(format: format, stride: stride, timestamp: timestamp, sequence: sequence, crop: crop,
+                  cursorBox: cursor.map(CursorBox.init), storage: storage)
+    }
+
+    /// A frame sharing `cursorBox` (the capture path's: no allocation per frame).
+    init(format: VideoFormat, stride: Int, timestamp: UInt64, sequence: UInt64,
+         crop: PixelRect?, cursorBox: CursorBox?, storage: FrameStorage) {
         precondition(stride >= format.minimumStride && storage.capacity >= stride * format.height,
                      "VideoFrame storage too small for \(format) with stride \(stride)")
         self.format = format
@@ -23,7 +38,7 @@ public struct VideoFrame: Sendable {
         self.timestamp = timestamp
         self.sequence = sequence
         self.crop = crop
-        self.cursor = cursor
+        self.cursorBox = cursorBox
         self.storage = storage
     }
 

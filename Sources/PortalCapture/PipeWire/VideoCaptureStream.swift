@@ -42,7 +42,7 @@ import Synchronization
 /// "DMA-BUFs" are memfds (no GPU here): the negotiation and the mmap path are proven, a GPU's buffers are not.
 public final class VideoCaptureStream: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `handle`, `lender`, `stopping`, `format`, `modifier`, `offersDmaBuf`,
-    // `dmaBufMappings`, `pool`, `cursor`, `lastFrame`, `sequence` and `frameCounts` are only touched under
+    // `dmaBufMappings`, `pool`, `cursorBox`, `lastFrame`, `sequence` and `frameCounts` are only touched under
     // `frameLock` (the data thread's `process` and the loop thread's callbacks and teardown share them; a
     // teardown on the data thread clears `handle` there). `shared` is a Mutex; everything else is immutable.
     public let core: PipeWireCore
@@ -66,7 +66,8 @@ public final class VideoCaptureStream: @unchecked Sendable {
     @exclusivity(unchecked) private var offersDmaBuf: Bool
     private let dmaBufMappings = DmaBufMappings()
     @exclusivity(unchecked) private var pool: [FrameStorage] = []
-    @exclusivity(unchecked) private var cursor: CursorState?
+    /// The cursor as the last buffers left it, boxed once per change and shared by the frames (`VideoFrame.cursorBox`).
+    @exclusivity(unchecked) private var cursorBox: CursorBox?
     @exclusivity(unchecked) private var lastFrame: VideoFrame?
     @exclusivity(unchecked) private var sequence: UInt64 = 0
     /// The frame path's counters, kept under the frame lock (one lock per cycle, not two); `statistics` adds
@@ -443,14 +444,16 @@ extension VideoCaptureStream {
         for pwBuffer in buffers {
             guard let spaBuffer = pwBuffer.pointee.buffer else { frameCounts.skippedInvalid += 1; continue }
             if options.cursorMetadata {
-                switch BufferMetadata.cursor(in: spaBuffer, previous: cursor) {
+                switch BufferMetadata.cursor(in: spaBuffer, previous: cursorBox?.state) {
                 case .absent: break
                 case .hidden:
-                    if cursor != nil { cursorChanged = true }
-                    cursor = nil
+                    if cursorBox != nil { cursorChanged = true }
+                    cursorBox = nil
                 case .visible(let state):
-                    if state != cursor { cursorChanged = true }
-                    cursor = state
+                    if state != cursorBox?.state {
+                        cursorChanged = true
+                        cursorBox = CursorBox(state)
+                    }
                 }
             }
             let header = spa_buffer_find_meta_data(spaBuffer, SPA_META_Header.rawValue,
@@ -501,7 +504,7 @@ extension VideoCaptureStream {
             }
         } else if sawMetadataOnly, cursorChanged, var frame = lastFrame {
             sequence &+= 1
-            frame.cursor = cursor
+            frame.cursorBox = cursorBox
             frame.sequence = sequence
             frame.timestamp = now
             lastFrame = frame
@@ -537,7 +540,7 @@ extension VideoCaptureStream {
         let crop = BufferMetadata.crop(buffer, width: format.width, height: format.height)
         if let lender, let storage = lender.lend(pwBuffer, offset: offset, byteCount: sourceStride * format.height) {
             return .borrowed(VideoFrame(format: format, stride: sourceStride, timestamp: timestamp, sequence: sequence,
-                                        crop: crop, cursor: options.cursorMetadata ? cursor : nil, storage: storage))
+                                        crop: crop, cursorBox: options.cursorMetadata ? cursorBox : nil, storage: storage))
         }
         // The range was checked against `maxsize` above, which is also the size of the lender's mapping.
         // MAP_BUFFERS maps memfds only: a DMA-BUF is read from the lender's or our own mapping.
@@ -559,7 +562,7 @@ extension VideoCaptureStream {
             }
         }
         return .copied(VideoFrame(format: format, stride: rowBytes, timestamp: timestamp, sequence: sequence,
-                                  crop: crop, cursor: options.cursorMetadata ? cursor : nil, storage: storage))
+                                  crop: crop, cursorBox: options.cursorMetadata ? cursorBox : nil, storage: storage))
     }
 
     /// From the provider, or the own pool: a storage nobody else holds (`isKnownUniquelyReferenced`).
