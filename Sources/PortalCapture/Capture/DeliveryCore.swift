@@ -29,7 +29,8 @@ final class DeliveryCore: Sendable {
 
     private enum Step {
         case open(SinkContext, processed: Bool, then: (@Sendable () -> Void)?)
-        case deliver(SampleQueue.Entry)
+        /// The entry is handed out beside the step (a payload made every step a copy of the entry).
+        case deliver
         case wait
         case end(cancelled: Bool, at: UInt64?)
     }
@@ -55,14 +56,19 @@ final class DeliveryCore: Sendable {
     // MARK: Producer and owner side (any thread)
 
     /// O(1), never waits for the delivery thread: takes the lock only for the push.
-    func enqueue(_ sample: CaptureSample, mixInput: Int? = nil) -> Bool {
-        let (accepted, dropped, wake) = state.withLock { state -> (Bool, CaptureSample?, Bool) in
-            guard state.end == nil else { return (false, nil, false) }
-            let dropped = state.queue.push(sample, mixInput: mixInput)
-            return (true, dropped, state.takeWaitingConsumer())
+    func enqueue(_ sample: consuming CaptureSample, mixInput: Int? = nil) -> Bool {
+        // Moved into the queue rather than copied (a copy of a frame is retains now and releases later).
+        var pending: CaptureSample? = consume sample
+        var dropped: CaptureSample?
+        var wake = false
+        let accepted = state.withLock { state -> Bool in
+            guard state.end == nil, let sample = pending.take() else { return false }
+            dropped = state.queue.push(sample, mixInput: mixInput)
+            wake = state.takeWaitingConsumer()
+            return true
         }
         if wake { wakeup.signal() }
-        withExtendedLifetime(dropped) {}  // a dropped frame is released here, outside the lock
+        withExtendedLifetime((dropped, pending)) {}  // a dropped or refused sample is released here, outside the lock
         return accepted
     }
 
@@ -107,6 +113,7 @@ final class DeliveryCore: Sendable {
         var lateAudioFrames = 0
         var opened = false
         while true {
+            var entry: SampleQueue.Entry?
             let step = state.withLock { state -> Step in
                 if !opened, state.end != .cancel, let context = state.context {
                     return .open(context, processed: state.contextIsProcessed, then: state.onOpened)
@@ -115,7 +122,10 @@ final class DeliveryCore: Sendable {
                     state.queue.discardAll()
                     return .end(cancelled: state.end == .cancel, at: nil)
                 }
-                if opened, let entry = state.queue.popEntry() { return .deliver(entry) }
+                if opened, let popped = state.queue.popEntry() {
+                    entry = popped
+                    return .deliver
+                }
                 if state.end == .finish { return .end(cancelled: false, at: state.endTime) }
                 state.consumerWaiting = true
                 return .wait
@@ -125,7 +135,8 @@ final class DeliveryCore: Sendable {
                 fanOut.open(context, videoIsProcessed: processed)
                 opened = true
                 then?()
-            case .deliver(let entry):
+            case .deliver:
+                guard let entry else { continue }
                 if case .audio(let buffer) = entry.sample, let input = entry.mixInput, mixer != nil {
                     // Mutated in place through the optional (a copy would copy its pending samples).
                     for mixed in mixer?.add(buffer, input: input) ?? [] { _ = fanOut.deliver(.audio(mixed)) }

@@ -28,19 +28,20 @@ struct SampleQueue {
 
     /// Queues `sample` (from mix source `mixInput`, if any); returns the sample dropped to make room, if any
     /// (release it outside any lock).
-    mutating func push(_ sample: CaptureSample, mixInput: Int? = nil) -> CaptureSample? {
+    mutating func push(_ sample: consuming CaptureSample, mixInput: Int? = nil) -> CaptureSample? {
         var dropped: CaptureSample?
-        let entry = Entry(ticket: nextTicket, sample: sample, mixInput: mixInput)
+        let isVideo = if case .video = sample { true } else { false }
+        let entry = Entry(ticket: nextTicket, sample: sample, mixInput: mixInput)   // moved in, not copied
         nextTicket &+= 1
         statistics.enqueued += 1
-        switch sample {
-        case .video:
+        switch isVideo {
+        case true:
             if video.isFull {
                 dropped = video.popFirst()?.sample
                 statistics.droppedVideo += 1
             }
             video.append(entry)
-        case .audio:
+        case false:
             if audio.isFull {
                 dropped = audio.popFirst()?.sample
                 statistics.droppedAudio += 1

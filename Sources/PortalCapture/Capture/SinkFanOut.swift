@@ -121,15 +121,24 @@ struct SinkFanOut {
     private mutating func forEachLiveSink(_ call: Call) {
         for index in slots.indices where slots[index].live {
             do throws(SinkError) {
-                switch (slots[index].target, call) {
-                case (.direct(let sink), .open(let context)): try sink.open(context)
-                case (.direct(let sink), .formatChanged(let format)): try sink.formatChanged(format)
-                case (.direct(let sink), .consume(let sample)): try sink.consume(sample)
-                case (.direct(let sink), .ended(let time)): try sink.ended(at: time)
-                case (.isolated(let sink), .open(let context)): sink.open(context)
-                case (.isolated(let sink), .formatChanged): try sink.formatChanged()
-                case (.isolated(let sink), .consume(let sample)): try sink.consume(sample)
-                case (.isolated(let sink), .ended(let time)): try sink.ended(at: time)
+                // Nested switches, not one over a (target, call) tuple: the tuple of an existential and an
+                // enum was copied per call through the runtime's generic tuple witnesses (bench/README.md,
+                // capture).
+                switch slots[index].target {
+                case .direct(let sink):
+                    switch call {
+                    case .open(let context): try sink.open(context)
+                    case .formatChanged(let format): try sink.formatChanged(format)
+                    case .consume(let sample): try sink.consume(sample)
+                    case .ended(let time): try sink.ended(at: time)
+                    }
+                case .isolated(let sink):
+                    switch call {
+                    case .open(let context): sink.open(context)
+                    case .formatChanged: try sink.formatChanged()
+                    case .consume(let sample): try sink.consume(sample)
+                    case .ended(let time): try sink.ended(at: time)
+                    }
                 }
             } catch {
                 fail(index, error)
