@@ -152,7 +152,7 @@ final class IsolatedSink: Sendable {
         let storage = pool.acquire(capacity: count)
         storage.bytes.copyMemory(from: frame.storage.bytes, byteCount: count)
         return VideoFrame(format: frame.format, stride: frame.stride, timestamp: frame.timestamp, sequence: frame.sequence,
-                          crop: frame.crop, cursor: frame.cursor, storage: storage)
+                          crop: frame.crop, cursorBox: frame.cursorBox, storage: storage)
     }
 
     private static func wait(_ semaphore: DispatchSemaphore, until instant: ContinuousClock.Instant) -> Bool {
