@@ -12,9 +12,10 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
     case notPermitted(reason: String)
     /// The portal or PipeWire could not start the capture.
     case failedToStart(reason: String)
-    /// The recording failed while running; what was recorded so far is kept.
+    /// The recording failed while running; what was recorded to a file so far is kept (a capture keeps nothing).
     case failed(reason: String)
-    /// The session was closed or PipeWire went away mid-recording; what was recorded so far is kept.
+    /// The session was closed or PipeWire went away mid-recording; what was recorded to a file so far is kept
+    /// (a capture keeps nothing).
     case interrupted(reason: String)
     /// The disk is full, or too full to start (less than `ScreenRecorderConfiguration.minimumFreeBytes`);
     /// what was recorded until then is kept.
@@ -46,9 +47,9 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
         case .failedToStart(let reason):
             "recording could not start: \(reason)"
         case .failed(let reason):
-            "recording failed: \(reason); what was recorded so far has been kept"
+            "recording failed: \(reason); what was recorded to a file until then has been kept"
         case .interrupted(let reason):
-            "recording was interrupted: \(reason); what was recorded so far has been kept"
+            "recording was interrupted: \(reason); what was recorded to a file until then has been kept"
         case .insufficientStorage(let path):
             "not enough space on the device for \(path); free some space or record to another place (a recording that "
                 + "ran out of space keeps what it recorded until then)"
@@ -57,7 +58,7 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
         case .attemptToStartInRecordingState:
             "a recording is already running (this app id's, perhaps in another process); stop it first"
         case .attemptToStopNonRecording:
-            "no recording is running"
+            "no recording of that kind is running (stopRecording ends a recording, stopCapture a capture)"
         case .invalidParameter(let what):
             "invalid parameter: \(what)"
         case .portalUnavailable(let reason):
@@ -69,8 +70,8 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
 }
 
 extension RecordingError {
-    /// The error for a recording of which nothing was kept: a `failed` ("what was recorded so far has been
-    /// kept") becomes `failedToStart` with the same reason (a sink that failed in its create or open means the
+    /// The error for a recording of which nothing was kept: a `failed` ("what was recorded to a file until
+    /// then has been kept") becomes `failedToStart` with the same reason (a sink that failed in its create or open means the
     /// recording never started); other errors stay as they are.
     var nothingRecorded: RecordingError {
         if case .failed(let reason) = self { return .failedToStart(reason: reason) }

@@ -21,6 +21,8 @@ final class RecordingSession: Sendable {
     private let destination: URL?
     /// Whether the recording writes a file (not a capture to a handler only): what the policy's checks ask.
     let keepsFile: Bool
+    /// Where the recording goes when it ends, when its options named an output.
+    var outputDestination: URL? { destination }
     /// The `-o` partial file's descriptor, which the encoder writes through; closed once the sinks are done.
     private let held: HeldDescriptor
     /// For a recording that becomes the app's kept one: held until it is finalized (`AppRecordingLock`).

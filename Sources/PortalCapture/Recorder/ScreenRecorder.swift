@@ -43,8 +43,10 @@ public final class ScreenRecorder: Sendable {
         /// The session ended on its own before `start` had stored it: the end to replay once it has (only for
         /// that very session).
         var endedWhileStarting: (session: RecordingSession, error: RecordingError?)?
-        /// A session that ended on its own and is still finishing: `stopRecording` waits for it.
+        /// A session that ended on its own and is still finishing: `stopRecording` (a recording) or
+        /// `stopCapture` (a capture, `finishingIsCapture`) waits for it.
         var finishing: Task<(recording: Recording?, error: RecordingError?), Never>?
+        var finishingIsCapture = false
         var starting = false
         var microphoneEnabled = false
     }
@@ -98,6 +100,10 @@ public final class ScreenRecorder: Sendable {
     /// delegate or `events` hears the change.
     public var availability: Availability { monitor.current }
     public var isAvailable: Bool { availability.isAvailable }
+    /// True from a `startRecording` or `startCapture` call (its consent dialog may still be open: a second
+    /// start then throws `attemptToStartInRecordingState`) until the recording or capture has ended. A start
+    /// still waiting for consent cannot be stopped; cancel its task instead (it throws `userDeclined`, as a
+    /// dismissed dialog does: docs/portal.md).
     public var isRecording: Bool { state.withLock { $0.session != nil || $0.starting } }
     public var isPaused: Bool { state.withLock { $0.session?.isPaused ?? false } }
 
@@ -114,7 +120,8 @@ public final class ScreenRecorder: Sendable {
     public var keptRecording: Recording? { configuration.store.kept(for: appID) }
 
     /// What the last recording produced, once it has ended (by `stopRecording` or on its own): the kept
-    /// recording, or the file at its output.
+    /// recording, or the file at its output; nil again once `discardRecording` deleted it. A capture
+    /// (`startCapture`) is not a recording and leaves this and `lastRecordingError` as they were.
     public var lastRecording: Recording? { state.withLock { $0.finished } }
 
     /// Why the last recording ended badly (what the delegate's `didStopRecordingWith` said), nil when it ended
@@ -132,6 +139,9 @@ public final class ScreenRecorder: Sendable {
     /// with the encoder, output places and the kept recordings' folder), without starting anything. Other
     /// problems (a bad option, a full disk) are left to `startRecording`.
     public func policyRefusal(for options: RecordingOptions = RecordingOptions()) -> RecordingError? {
+        // As `start` does: options that do not say take the recorder's microphone setting.
+        var options = options
+        if options.microphoneChoice == nil { options.microphone = isMicrophoneEnabled }
         do throws(RecordingError) {
             try PreflightCheck(appID: appID, options: options, keepsFile: true, configuration: configuration,
                                decision: policyDecision).checkPolicy()
@@ -171,7 +181,9 @@ public final class ScreenRecorder: Sendable {
     public func stopRecording() async throws(RecordingError) -> Recording {
         guard let session = try? takeSession(capture: false) else {
             // Ended on its own a moment ago and still finishing (the encoder flushing): the same outcome.
-            guard let finishing = state.withLock({ $0.finishing }) else { throw .attemptToStopNonRecording }
+            guard let finishing = state.withLock({ $0.finishingIsCapture ? nil : $0.finishing }) else {
+                throw .attemptToStopNonRecording
+            }
             let outcome = await finishing.value
             guard let recording = outcome.recording else { throw outcome.error ?? .failed(reason: "nothing was recorded") }
             return recording
@@ -187,9 +199,19 @@ public final class ScreenRecorder: Sendable {
 
     /// Stops, finalizes and saves the recording to `output` (atomically; an existing file is an error unless
     /// `overwrite`). A recording started with this output is already there; a kept one is copied and stays
-    /// kept, like ReplayKit's preview.
+    /// kept, like ReplayKit's preview. A destination that exists (without `overwrite`) or that the policy's
+    /// output places do not allow is refused before the recording is stopped: it keeps running. A save that
+    /// fails after the stop (a full disk) throws with the recording ended and kept (`lastRecording`).
     @discardableResult
     public func stopRecording(output: URL, overwrite: Bool = false) async throws(RecordingError) -> Recording {
+        if let running = state.withLock({ $0.session }), running.keepsFile,
+           running.outputDestination?.standardizedFileURL != output.standardizedFileURL {
+            try OutputPlace.check(placing: output.path, policyDecision)
+            let example = "recording." + (output.pathExtension.isEmpty ? "mkv" : output.pathExtension)
+            if let reason = PrivateFile.destinationProblem(output, replacing: overwrite, example: example) {
+                throw .filePermissions(path: output.path, reason: reason)
+            }
+        }
         let recording = try await stopRecording()
         if recording.file.standardizedFileURL == output.standardizedFileURL { return recording }
         try recording.save(to: output, overwrite: overwrite, allowedBy: policyDecision)
@@ -199,7 +221,14 @@ public final class ScreenRecorder: Sendable {
     /// Ends a capture started with `startCapture`. A recording (`startRecording`) is not a capture: it is left
     /// running, `attemptToStopNonRecording` (use `stopRecording`).
     public func stopCapture() async throws(RecordingError) {
-        let session = try takeSession(capture: true)
+        guard let session = try? takeSession(capture: true) else {
+            // Ended on its own a moment ago and still finishing: the same outcome, as `stopRecording` gives.
+            guard let finishing = state.withLock({ $0.finishingIsCapture ? $0.finishing : nil }) else {
+                throw .attemptToStopNonRecording
+            }
+            if let error = await finishing.value.error { throw error }
+            return
+        }
         let outcome = await session.finish(error: nil)
         emitStopped(outcome.error)
     }
@@ -209,7 +238,10 @@ public final class ScreenRecorder: Sendable {
     /// written. Stop first, then discard.
     @discardableResult
     public func discardRecording() -> Bool {
-        configuration.store.discard(appID: appID)
+        guard let kept = configuration.store.kept(for: appID), configuration.store.discard(appID: appID, file: kept.file)
+        else { return false }
+        state.withLock { if $0.finished?.file == kept.file { $0.finished = nil } }
+        return true
     }
 
     public func pauseRecording() throws(RecordingError) {
@@ -282,13 +314,16 @@ public final class ScreenRecorder: Sendable {
             let task = Task { [self] in
                 let outcome = await ended.finish(error: error)
                 self.state.withLock { s in
-                    s.finished = outcome.recording
-                    s.finishedError = outcome.error
+                    if ended.keepsFile {
+                        s.finished = outcome.recording
+                        s.finishedError = outcome.error
+                    }
                     s.finishing = nil
                 }
                 return outcome
             }
             s.finishing = task
+            s.finishingIsCapture = !ended.keepsFile
             return task
         }
         guard let finishing else { return }
