@@ -81,7 +81,7 @@ public final class DeliveryQueue: Sendable {
     /// Hands a sample over; safe from any thread, O(1), never blocks. Returns false when the queue has
     /// ended (`finish()` or `cancel()` was called) and the sample was refused.
     @discardableResult
-    public func enqueue(_ sample: CaptureSample) -> Bool {
+    public func enqueue(_ sample: consuming CaptureSample) -> Bool {
         core.enqueue(sample)
     }
 
@@ -90,7 +90,7 @@ public final class DeliveryQueue: Sendable {
     /// instead (in `AudioMixerOptions.outputFormat`), up to `maximumWait` later; without `audioMixing` it is
     /// delivered as it is.
     @discardableResult
-    public func enqueue(_ buffer: AudioBuffer, mixInput: Int) -> Bool {
+    public func enqueue(_ buffer: consuming AudioBuffer, mixInput: Int) -> Bool {
         core.enqueue(.audio(buffer), mixInput: mixInput)
     }
 

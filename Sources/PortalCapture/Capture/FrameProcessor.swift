@@ -31,10 +31,13 @@ public struct FrameProcessor: Sendable {
             // none): the input itself, as `copying` would have described it, instead of one more 8 MB copy.
             var output = frame
             output.crop = options.crop.honoursStreamCrop ? nil : frame.crop?.clampedForArithmetic.intersection(region)
-            if let cursor = frame.cursor {
+            if var cursor = frame.cursor {
                 let position = PixelRect(x: cursor.x, y: cursor.y, width: 0, height: 0).clampedForArithmetic
-                output.cursor?.x = position.x
-                output.cursor?.y = position.y
+                // A new box only when clamping moved it (most frames share the stream's box).
+                if position.x != cursor.x || position.y != cursor.y {
+                    (cursor.x, cursor.y) = (position.x, position.y)
+                    output.cursor = cursor
+                }
             }
             return output
         }

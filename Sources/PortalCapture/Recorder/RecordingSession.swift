@@ -23,6 +23,8 @@ final class RecordingSession: Sendable {
     let keepsFile: Bool
     /// Where the recording goes when it ends, when its options named an output.
     var outputDestination: URL? { destination }
+    /// The file the recording is written to (the kept one, or the partial file beside its output).
+    var recordingFile: URL? { file }
     /// The `-o` partial file's descriptor, which the encoder writes through; closed once the sinks are done.
     private let held: HeldDescriptor
     /// For a recording that becomes the app's kept one: held until it is finalized (`AppRecordingLock`).

@@ -47,6 +47,9 @@ public final class ScreenRecorder: Sendable {
         /// `stopCapture` (a capture, `finishingIsCapture`) waits for it.
         var finishing: Task<(recording: Recording?, error: RecordingError?), Never>?
         var finishingIsCapture = false
+        /// Sessions taken to be finished whose outcome is not written to `finished` yet: `discardRecording`
+        /// waits for none, it refuses (the file it would delete may be about to become `lastRecording`).
+        var stopsInFlight = 0
         var starting = false
         var microphoneEnabled = false
     }
@@ -189,7 +192,11 @@ public final class ScreenRecorder: Sendable {
             return recording
         }
         let outcome = await session.finish(error: nil)
-        state.withLock { $0.finished = outcome.recording; $0.finishedError = outcome.error }
+        state.withLock {
+            $0.finished = outcome.recording
+            $0.finishedError = outcome.error
+            $0.stopsInFlight -= 1
+        }
         emitStopped(outcome.error)
         guard let recording = outcome.recording else {
             throw outcome.error ?? .failed(reason: "nothing was recorded")
@@ -205,9 +212,11 @@ public final class ScreenRecorder: Sendable {
     @discardableResult
     public func stopRecording(output: URL, overwrite: Bool = false) async throws(RecordingError) -> Recording {
         if let running = state.withLock({ $0.session }), running.keepsFile,
-           running.outputDestination?.standardizedFileURL != output.standardizedFileURL {
+           running.outputDestination?.standardizedFileURL != output.standardizedFileURL,
+           running.recordingFile?.standardizedFileURL != output.standardizedFileURL {
             try OutputPlace.check(placing: output.path, policyDecision)
-            let example = "recording." + (output.pathExtension.isEmpty ? "mkv" : output.pathExtension)
+            let fileExtension = running.recordingFile?.pathExtension ?? ""
+            let example = "recording." + (fileExtension.isEmpty ? "mkv" : fileExtension)
             if let reason = PrivateFile.destinationProblem(output, replacing: overwrite, example: example) {
                 throw .filePermissions(path: output.path, reason: reason)
             }
@@ -230,16 +239,17 @@ public final class ScreenRecorder: Sendable {
             return
         }
         let outcome = await session.finish(error: nil)
+        state.withLock { $0.stopsInFlight -= 1 }
         emitStopped(outcome.error)
     }
 
     /// Deletes the kept recording; returns whether it did. While a recording of this app is in progress (by
-    /// this recorder or any other with the same app id) it does nothing: the kept file may be the one being
-    /// written. Stop first, then discard.
+    /// this recorder or any other with the same app id), or this recorder's last one is still being finalized,
+    /// it does nothing: the kept file may be the one being written. Stop first, then discard.
     @discardableResult
     public func discardRecording() -> Bool {
-        guard let kept = configuration.store.kept(for: appID), configuration.store.discard(appID: appID, file: kept.file)
-        else { return false }
+        guard state.withLock({ $0.stopsInFlight == 0 }), let kept = configuration.store.kept(for: appID),
+              configuration.store.discard(appID: appID, file: kept.file) else { return false }
         state.withLock { if $0.finished?.file == kept.file { $0.finished = nil } }
         return true
     }
@@ -296,6 +306,7 @@ public final class ScreenRecorder: Sendable {
         guard let session = state.withLock({ s -> RecordingSession? in
             guard let running = s.session, running.keepsFile != capture else { return nil }
             s.session = nil
+            s.stopsInFlight += 1
             return running
         }) else { throw .attemptToStopNonRecording }
         return session
@@ -319,11 +330,13 @@ public final class ScreenRecorder: Sendable {
                         s.finishedError = outcome.error
                     }
                     s.finishing = nil
+                    s.stopsInFlight -= 1
                 }
                 return outcome
             }
             s.finishing = task
             s.finishingIsCapture = !ended.keepsFile
+            s.stopsInFlight += 1
             return task
         }
         guard let finishing else { return }
