@@ -34,14 +34,13 @@ struct SampleQueue {
         let entry = Entry(ticket: nextTicket, sample: sample, mixInput: mixInput)   // moved in, not copied
         nextTicket &+= 1
         statistics.enqueued += 1
-        switch isVideo {
-        case true:
+        if isVideo {
             if video.isFull {
                 dropped = video.popFirst()?.sample
                 statistics.droppedVideo += 1
             }
             video.append(entry)
-        case false:
+        } else {
             if audio.isFull {
                 dropped = audio.popFirst()?.sample
                 statistics.droppedAudio += 1

@@ -23,10 +23,7 @@ public struct Recording: Sendable, Equatable {
     /// written through. Without `overwrite`, an existing destination is an error and stays untouched. The copy
     /// is 0600, like the original. The recording itself stays.
     public func save(to destination: URL, overwrite: Bool = false) throws(RecordingError) {
-        let example = "recording." + (file.pathExtension.isEmpty ? "mkv" : file.pathExtension)
-        if let reason = PrivateFile.destinationProblem(destination, replacing: overwrite, example: example) {
-            throw .filePermissions(path: destination.path, reason: reason)
-        }
+        try Self.checkDestination(destination, overwrite: overwrite, fileExtension: file.pathExtension)
         let (tmp, fd) = try PrivateFile.createBeside(destination)
         var placed = false
         defer { if !placed { unlink(tmp.path) } }
@@ -40,6 +37,15 @@ public struct Recording: Sendable, Equatable {
         close(fd)
         try PrivateFile.moveIntoPlace(tmp, at: destination, overwrite: overwrite)
         placed = true
+    }
+
+    /// What `save` refuses before writing anything: an existing destination without `overwrite`, a folder, a
+    /// missing or unwritable parent (`filePermissions`, with a file name of `fileExtension` as the example).
+    static func checkDestination(_ destination: URL, overwrite: Bool, fileExtension: String) throws(RecordingError) {
+        let example = "recording." + (fileExtension.isEmpty ? "mkv" : fileExtension)
+        if let reason = PrivateFile.destinationProblem(destination, replacing: overwrite, example: example) {
+            throw .filePermissions(path: destination.path, reason: reason)
+        }
     }
 
     /// `save(to:overwrite:)` where the policy's `output-dirs` allow it (the same rule as a recording's output);

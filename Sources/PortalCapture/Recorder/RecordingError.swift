@@ -71,8 +71,8 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
 
 extension RecordingError {
     /// The error for a recording of which nothing was kept: a `failed` ("what was recorded to a file until
-    /// then has been kept") becomes `failedToStart` with the same reason (a sink that failed in its create or open means the
-    /// recording never started); other errors stay as they are.
+    /// then has been kept") becomes `failedToStart` with the same reason (a sink that failed in its create or
+    /// open means the recording never started); other errors stay as they are.
     var nothingRecorded: RecordingError {
         if case .failed(let reason) = self { return .failedToStart(reason: reason) }
         return self

@@ -16,15 +16,12 @@ final class RecordingSession: Sendable {
     private let grant: any ScreenCastGrant
     private let audioCore: PipeWireCore?
     private let pipeline: CapturePipeline
-    private let file: URL?
+    /// The file the recording is written to (the kept one, or the partial file beside its output).
+    let file: URL?
     /// Where `file` goes when the recording ends (the options' output), or nil for a kept recording.
-    private let destination: URL?
+    let destination: URL?
     /// Whether the recording writes a file (not a capture to a handler only): what the policy's checks ask.
     let keepsFile: Bool
-    /// Where the recording goes when it ends, when its options named an output.
-    var outputDestination: URL? { destination }
-    /// The file the recording is written to (the kept one, or the partial file beside its output).
-    var recordingFile: URL? { file }
     /// The `-o` partial file's descriptor, which the encoder writes through; closed once the sinks are done.
     private let held: HeldDescriptor
     /// For a recording that becomes the app's kept one: held until it is finalized (`AppRecordingLock`).

@@ -43,10 +43,9 @@ public final class ScreenRecorder: Sendable {
         /// The session ended on its own before `start` had stored it: the end to replay once it has (only for
         /// that very session).
         var endedWhileStarting: (session: RecordingSession, error: RecordingError?)?
-        /// A session that ended on its own and is still finishing: `stopRecording` (a recording) or
-        /// `stopCapture` (a capture, `finishingIsCapture`) waits for it.
-        var finishing: Task<(recording: Recording?, error: RecordingError?), Never>?
-        var finishingIsCapture = false
+        /// A session that ended on its own and is still finishing, and whether it is a capture:
+        /// `stopRecording` (a recording) or `stopCapture` (a capture) waits for it.
+        var finishing: (outcome: Task<(recording: Recording?, error: RecordingError?), Never>, isCapture: Bool)?
         /// Sessions taken to be finished whose outcome is not written to `finished` yet: `discardRecording`
         /// waits for none, it refuses (the file it would delete may be about to become `lastRecording`).
         var stopsInFlight = 0
@@ -183,11 +182,7 @@ public final class ScreenRecorder: Sendable {
     @discardableResult
     public func stopRecording() async throws(RecordingError) -> Recording {
         guard let session = try? takeSession(capture: false) else {
-            // Ended on its own a moment ago and still finishing (the encoder flushing): the same outcome.
-            guard let finishing = state.withLock({ $0.finishingIsCapture ? nil : $0.finishing }) else {
-                throw .attemptToStopNonRecording
-            }
-            let outcome = await finishing.value
+            let outcome = try await finishingOutcome(capture: false)
             guard let recording = outcome.recording else { throw outcome.error ?? .failed(reason: "nothing was recorded") }
             return recording
         }
@@ -211,15 +206,12 @@ public final class ScreenRecorder: Sendable {
     /// fails after the stop (a full disk) throws with the recording ended and kept (`lastRecording`).
     @discardableResult
     public func stopRecording(output: URL, overwrite: Bool = false) async throws(RecordingError) -> Recording {
+        // The checks `save(to:overwrite:allowedBy:)` makes below, before the stop.
         if let running = state.withLock({ $0.session }), running.keepsFile,
-           running.outputDestination?.standardizedFileURL != output.standardizedFileURL,
-           running.recordingFile?.standardizedFileURL != output.standardizedFileURL {
+           running.destination?.standardizedFileURL != output.standardizedFileURL,
+           running.file?.standardizedFileURL != output.standardizedFileURL {
             try OutputPlace.check(placing: output.path, policyDecision)
-            let fileExtension = running.recordingFile?.pathExtension ?? ""
-            let example = "recording." + (fileExtension.isEmpty ? "mkv" : fileExtension)
-            if let reason = PrivateFile.destinationProblem(output, replacing: overwrite, example: example) {
-                throw .filePermissions(path: output.path, reason: reason)
-            }
+            try Recording.checkDestination(output, overwrite: overwrite, fileExtension: running.file?.pathExtension ?? "")
         }
         let recording = try await stopRecording()
         if recording.file.standardizedFileURL == output.standardizedFileURL { return recording }
@@ -231,11 +223,7 @@ public final class ScreenRecorder: Sendable {
     /// running, `attemptToStopNonRecording` (use `stopRecording`).
     public func stopCapture() async throws(RecordingError) {
         guard let session = try? takeSession(capture: true) else {
-            // Ended on its own a moment ago and still finishing: the same outcome, as `stopRecording` gives.
-            guard let finishing = state.withLock({ $0.finishingIsCapture ? $0.finishing : nil }) else {
-                throw .attemptToStopNonRecording
-            }
-            if let error = await finishing.value.error { throw error }
+            if let error = try await finishingOutcome(capture: true).error { throw error }
             return
         }
         let outcome = await session.finish(error: nil)
@@ -269,7 +257,7 @@ public final class ScreenRecorder: Sendable {
     private func start(_ options: RecordingOptions, extraSinks: [any CaptureSink], captureOnly: Bool = false) async throws(RecordingError) {
         // A recording that ended on its own may still be finishing (it holds the app's lock until its file is
         // final): a new one starts after it, as it would after `stopRecording`.
-        if let finishing = state.withLock({ $0.finishing }) { _ = await finishing.value }
+        if let finishing = state.withLock({ $0.finishing }) { _ = await finishing.outcome.value }
         let microphone = state.withLock { s -> Bool? in
             guard s.session == nil, !s.starting else { return nil }
             s.starting = true
@@ -299,6 +287,15 @@ public final class ScreenRecorder: Sendable {
             state.withLock { $0.starting = false }
             throw error
         }
+    }
+
+    /// The outcome of a session of the kind asked for that ended on its own a moment ago and is still finishing
+    /// (the encoder flushing): a stop then gets the same outcome. `attemptToStopNonRecording` when there is none.
+    private func finishingOutcome(capture: Bool) async throws(RecordingError) -> (recording: Recording?, error: RecordingError?) {
+        guard let finishing = state.withLock({ $0.finishing }), finishing.isCapture == capture else {
+            throw .attemptToStopNonRecording
+        }
+        return await finishing.outcome.value
     }
 
     /// Takes the running session when it is of the kind asked for (a capture to a handler, or a recording).
@@ -334,8 +331,7 @@ public final class ScreenRecorder: Sendable {
                 }
                 return outcome
             }
-            s.finishing = task
-            s.finishingIsCapture = !ended.keepsFile
+            s.finishing = (task, isCapture: !ended.keepsFile)
             s.stopsInFlight += 1
             return task
         }
