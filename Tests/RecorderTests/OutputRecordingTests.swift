@@ -16,9 +16,7 @@ struct OutputRecordingTests {
     @Test("it is written beside the output while recording, put there at the end, and the kept recording stays")
     func keptRecordingStays() async throws {
         let h = try RecorderHarness()
-        try await h.recorder.startRecording()
-        try await Task.sleep(for: .milliseconds(500))
-        let kept = try await h.recorder.stopRecording()
+        let kept = try await h.record(for: .milliseconds(500))
         let keptBytes = try Data(contentsOf: kept.file)
 
         let out = h.root.appendingPathComponent("out/talk.mkv")

@@ -105,9 +105,7 @@ struct RecorderAdoptionTests {
         try await Task.sleep(for: .milliseconds(800))
         let silent = try await h.recorder.stopRecording()
         #expect(try !MediaTool.probe(silent.file.path).contains { $0.type == "audio" })
-        try await h.recorder.startRecording()
-        try await Task.sleep(for: .milliseconds(800))
-        let withMic = try await h.recorder.stopRecording()
+        let withMic = try await h.record(for: .milliseconds(800))
         #expect(try MediaTool.probe(withMic.file.path).contains { $0.type == "audio" })
     }
 

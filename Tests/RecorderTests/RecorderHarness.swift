@@ -36,6 +36,13 @@ struct RecorderHarness {
         }
     }
 
+    /// Records for `duration`, then stops: the recording (the start, wait and stop many tests begin with).
+    func record(for duration: Duration) async throws -> Recording {
+        try await recorder.startRecording()
+        try await Task.sleep(for: duration)
+        return try await recorder.stopRecording()
+    }
+
     func writeUserPolicy(_ text: String) throws {
         let tmp = userPolicy.appendingPathExtension("tmp")
         try text.write(to: tmp, atomically: false, encoding: .utf8)

@@ -26,9 +26,7 @@ struct RecorderStateTests {
     @Test("discardRecording clears lastRecording once it deleted that file")
     func discardClearsLastRecording() async throws {
         let h = try RecorderHarness()
-        try await h.recorder.startRecording()
-        try await Task.sleep(for: .milliseconds(500))
-        let recording = try await h.recorder.stopRecording()
+        let recording = try await h.record(for: .milliseconds(500))
         #expect(h.recorder.lastRecording == recording)
         #expect(h.recorder.discardRecording())
         #expect(!FileManager.default.fileExists(atPath: recording.file.path))
@@ -67,9 +65,7 @@ struct RecorderStateTests {
         let h = try RecorderHarness()
         let spy = DelegateSpy()
         h.recorder.delegate = spy
-        try await h.recorder.startRecording()
-        try await Task.sleep(for: .milliseconds(500))
-        let recording = try await h.recorder.stopRecording()
+        let recording = try await h.record(for: .milliseconds(500))
         let counter = SampleCounter()
         try await h.recorder.startCapture { counter.add($0) }
         #expect(await eventually { counter.video >= 5 })

@@ -45,9 +45,7 @@ struct ScreenRecorderTests {
     @Test("save writes a copy and discard deletes the kept recording")
     func saveAndDiscard() async throws {
         let h = try RecorderHarness()
-        try await h.recorder.startRecording()
-        try await Task.sleep(for: .seconds(1))
-        let recording = try await h.recorder.stopRecording()
+        let recording = try await h.record(for: .seconds(1))
         let dest = h.root.appendingPathComponent("saved.mkv")
         try recording.save(to: dest)
         #expect(try MediaTool.probe(dest.path).contains { $0.type == "video" })
@@ -59,9 +57,7 @@ struct ScreenRecorderTests {
     @Test("a second recording replaces the first only once it has started")
     func secondRecordingReplacesFirstOnlyAfterStart() async throws {
         let h = try RecorderHarness()
-        try await h.recorder.startRecording()
-        try await Task.sleep(for: .milliseconds(500))
-        let first = try await h.recorder.stopRecording()
+        let first = try await h.record(for: .milliseconds(500))
         var b = h.provider.behaviour
         b.failNext = .failedToStart(reason: "test")
         h.provider.behaviour = b
