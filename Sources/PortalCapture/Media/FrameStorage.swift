@@ -9,9 +9,13 @@ import Glibc
 ///   such block, its dynamic mmap threshold rises above the block's size, and later frames come from its
 ///   heaps, which keep them after `free` (measured in bench/README.md, recording-memory: frames allocated in a
 ///   burst stayed resident for the rest of the recording);
-/// - **borrowed**: a PipeWire buffer lent to the frame without copying (`BufferLender`), given back when the
-///   last frame referring to it is released. Never pooled; its bytes are read-only (another process wrote
-///   them, and may write them again once they are given back).
+/// - **borrowed**: bytes owned elsewhere, given back (a closure) when the last frame referring to it is
+///   released; read-only;
+/// - **lent**: a PipeWire buffer lent to frames without copying (`BufferLender`). The lender keeps one such
+///   storage per buffer for as long as the buffer lives and hands the same object to every frame made from
+///   it; it sees that the frames are gone when it holds the only reference again
+///   (`isKnownUniquelyReferenced`), so lending a buffer allocates nothing and a release runs no code. Its bytes
+///   are read-only (another process wrote them, and may write them again once the buffer is queued back).
 ///
 /// Frames are pooled by the capture path, so an owned storage may be reused after the last `VideoFrame`
 /// referring to it is released.
@@ -27,6 +31,8 @@ public final class FrameStorage: @unchecked Sendable {
         case allocated
         case mapped
         case borrowed(giveBack: @Sendable () -> Void)
+        /// Keeps what maps the bytes (the lender's mapping) alive while any frame holds the storage.
+        case lent(owner: AnyObject)
     }
 
     /// Storages of at least this many bytes are mappings of their own.
@@ -55,17 +61,28 @@ public final class FrameStorage: @unchecked Sendable {
         kind = .borrowed(giveBack: giveBack)
     }
 
+    /// Bytes in a mapping `owner` keeps alive, lent to frames again and again (see the type's doc).
+    init(lending bytes: UnsafeRawPointer, capacity: Int, owner: AnyObject) {
+        self.capacity = capacity
+        self.bytes = UnsafeMutableRawPointer(mutating: bytes)
+        kind = .lent(owner: owner)
+    }
+
     deinit {
         switch kind {
         case .allocated: bytes.deallocate()
         case .mapped: munmap(bytes, capacity)
         case .borrowed(let giveBack): giveBack()
+        case .lent: break
         }
     }
 
     /// Whether the bytes are lent by their owner (read-only) rather than allocated here.
     public var isBorrowed: Bool {
-        if case .borrowed = kind { true } else { false }
+        switch kind {
+        case .borrowed, .lent: true
+        case .allocated, .mapped: false
+        }
     }
 
     public var buffer: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(start: bytes, count: capacity) }

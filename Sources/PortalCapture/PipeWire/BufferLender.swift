@@ -23,7 +23,8 @@ import Synchronization
 /// Residency (`VideoCaptureOptions.BufferMapping`): with `.persistent` a buffer's pages stay mapped in once
 /// read, so every buffer counts in this process's RSS (`RssShmem`). With `.whileLent` the mapping (its address)
 /// stays, but its pages are dropped from this process (`madvise(MADV_DONTNEED)` on the shared mapping: the
-/// memfd keeps them, the producer's memory is untouched) when the frame borrowing it is given back, and, for a
+/// memfd keeps them, the producer's memory is untouched) when the buffer is queued back after its frames are
+/// gone, and, for a
 /// buffer read by the copy path (`mappedData`), once the stream has queued it back (`noteQueued`, or the next
 /// `cycleStarted`). Only buffers frames hold are then resident here; a buffer's pages are mapped in again
 /// when it is lent (`MADV_POPULATE_READ`).
@@ -31,19 +32,23 @@ import Synchronization
 /// Threads: the stream's `process` runs on PipeWire's data thread (`PW_STREAM_FLAG_RT_PROCESS`), and so do
 /// `lend`, `mappedData`, `cycleStarted`, `noteQueued` and `queueReturned`; `add`, `remove` and `close` come
 /// from the loop thread. The stream calls all of them under its own frame lock, never two at once. Only the
-/// data thread queues buffers (`pw_stream_queue_buffer` pushes onto a ring with one writer). A frame may be
-/// released on any thread: its buffer is marked returned (one bit in an atomic mask, no lock, so releasing a
-/// frame while holding another lock cannot deadlock with PipeWire), and the data thread queues it at the start
-/// of the next cycle, or before it lends the next buffer. No thread is woken for it: the producer keeps
-/// `reserve` buffers (at least one more than it fills at a time), so the next cycle always comes. A wake-up
-/// per frame costs more than the rest of the frame path (bench/README.md, capture). With `process` on the loop
-/// thread, the cycle's recycling comes before that `process`, so a returned buffer reaches the producer a
-/// cycle later; the stream then keeps at least two in reserve.
+/// data thread queues buffers (`pw_stream_queue_buffer` pushes onto a ring with one writer).
+///
+/// Giving back runs no code: each buffer has one `FrameStorage` for as long as it lives, and every frame made
+/// from the buffer holds that same object. A frame may be released on any thread; the data thread sees that
+/// all of a buffer's frames are gone when the lender holds the only reference to its storage again
+/// (`isKnownUniquelyReferenced`, at the start of each cycle and before it lends the next buffer), and queues
+/// it then. So lending allocates nothing, a release takes no lock and wakes no thread (releasing a frame
+/// while holding another lock cannot deadlock with PipeWire), and the only memory the releasing thread and
+/// the data thread share for it is the storage's reference count. No thread is woken for a release: the
+/// producer keeps `reserve` buffers (at least one more than it fills at a time), so the next cycle always
+/// comes. A wake-up per frame costs more than the rest of the frame path (bench/README.md, capture). With
+/// `process` on the loop thread, the cycle's recycling comes before that `process`, so a returned buffer
+/// reaches the producer a cycle later; the stream then keeps at least two in reserve.
 final class BufferLender: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `stream`, `slots`, `bufferCount`, `lentCount`, `backlog`,
-    // `readForCopy` are touched under the owning stream's frame lock only (so they skip the runtime's
-    // exclusivity check, as the stream's frame state does); `returns` is atomic; `reserve`,
-    // `maximumLent`, `mapping` are immutable.
+    // Invariant for @unchecked Sendable: `stream`, `slots`, `bufferCount`, `lent`, `backlog`, `readForCopy` are
+    // touched under the owning stream's frame lock only (so they skip the runtime's exclusivity check, as the
+    // stream's frame state does); `reserve`, `maximumLent`, `mapping` are immutable.
     private let reserve: Int
     private let mapping: VideoCaptureOptions.BufferMapping
     /// Buffers whose pages the copy path read (`mappedData`) and that are not lent: dropped once queued back.
@@ -53,61 +58,46 @@ final class BufferLender: @unchecked Sendable {
     /// on every frame). Slots of removed buffers are reused.
     @exclusivity(unchecked) private var slots: [LentBuffer?] = []
     @exclusivity(unchecked) private var bufferCount = 0
-    @exclusivity(unchecked) private var lentCount = 0
+    /// The buffers lent now (at most `maximumLent`): the ones whose storage is checked each cycle.
+    @exclusivity(unchecked) private var lent: [LentBuffer] = []
     /// Buffers queued back that the stream has not yet handed to the producer (at most one goes per cycle).
     @exclusivity(unchecked) private var backlog = 0
     private let maximumLent: Int
-    private let returns = Returns()
-
-    /// Slots whose frames were released (bit n: slot n), set on any thread, taken by the data thread.
-    final class Returns: Sendable {
-        let mask = Atomic<UInt64>(0)
-        let open = Atomic<Bool>(true)
-    }
-
-    /// Set when the frame borrowing a buffer is released, cleared when the buffer is lent or queued.
-    final class ReleaseFlag: Sendable {
-        let isSet = Atomic<Bool>(false)
-    }
 
     /// The most buffers a stream can have here (`SPA_PARAM_BUFFERS_buffers` is at most 16 in what we ask).
     static let maximumSlots = 64
 
-    /// A buffer the lender knows: its own mapping and whether a frame holds it.
+    /// A buffer the lender knows: its own mapping, the storage its frames share, and whether it is lent.
     final class LentBuffer: @unchecked Sendable {
-        // Invariant: `lent` and `removed` are touched under the owning stream's frame lock only; `released` is
-        // atomic; the rest is immutable.
+        // Invariant: `isLent`, `removed` and `storage` are touched under the owning stream's frame lock only (the
+        // storage's reference count is what other threads change); the rest is immutable.
         let buffer: UnsafeMutablePointer<pw_buffer>
         let slot: Int
         let mapping: SharedMapping
         /// Set for a linear DMA-BUF: reads are bracketed with `DMA_BUF_IOCTL_SYNC` (see `DmaBufAccess`).
         let dmaBuf: DmaBufAccess?
-        /// The frame borrowing it was released and it waits to be queued (set by the releasing thread).
-        let released = ReleaseFlag()
-        @exclusivity(unchecked) var lent = false
+        @exclusivity(unchecked) var isLent = false
         @exclusivity(unchecked) var removed = false
-        /// What the frame's storage calls when it goes (made once per buffer, not per frame).
-        let giveBack: @Sendable () -> Void
+        /// The storage every frame of this buffer holds (made on first lend, again only if the chunk's offset
+        /// or size changes); it keeps the mapping alive for frames that outlive the buffer.
+        @exclusivity(unchecked) var storage: FrameStorage?
 
-        init(buffer: UnsafeMutablePointer<pw_buffer>, slot: Int, mapping: SharedMapping, dmaBuf: DmaBufAccess?,
-             returns: Returns, dropsPages: Bool) {
+        init(buffer: UnsafeMutablePointer<pw_buffer>, slot: Int, mapping: SharedMapping, dmaBuf: DmaBufAccess?) {
             self.buffer = buffer
             self.slot = slot
             self.mapping = mapping
             self.dmaBuf = dmaBuf
-            // Captures what it needs, not the entry that holds it (no cycle): the mapping (a frame keeps it
-            // mapped while it reads it), the flag and the mask.
-            let released = released
-            giveBack = { [mapping, dmaBuf, returns, released] in
-                dmaBuf?.endRead()
-                // The last frame reading it is gone (this runs from its storage's deinit): its pages may go
-                // now, on the releasing thread, before the buffer is queued back.
-                if dropsPages { mapping.dropPages() }
-                released.isSet.store(true, ordering: .releasing)
-                if returns.open.load(ordering: .relaxed) {
-                    returns.mask.bitwiseOr(1 << UInt64(slot), ordering: .releasing)
-                }
+        }
+
+        /// The storage for `byteCount` bytes at `offset` of the mapping: the one frames had, when it matches.
+        func storage(offset: Int, byteCount: Int) -> FrameStorage {
+            let start = mapping.data.advanced(by: offset)
+            if let storage, storage.bytes == UnsafeMutableRawPointer(mutating: start), storage.capacity == byteCount {
+                return storage
             }
+            let made = FrameStorage(lending: start, capacity: byteCount, owner: mapping)
+            storage = made
+            return made
         }
     }
 
@@ -122,6 +112,9 @@ final class BufferLender: @unchecked Sendable {
         /// A descriptor the mapping owns and closes when it goes (a DMA-BUF's, duplicated: its sync ioctls
         /// come when a frame is released, possibly after PipeWire closed its own descriptor).
         let ownedFD: Int32?
+        /// Set between the start and the end of a DMA-BUF read (`DMA_BUF_IOCTL_SYNC`): a mapping that goes while
+        /// a frame still read it (its buffer removed, or the stream gone, while lent) ends the read itself.
+        let inRead = Atomic<Bool>(false)
 
         init?(fd: Int32, offset: Int, size: Int, owning ownedFD: Int32? = nil) {
             self.ownedFD = ownedFD
@@ -138,7 +131,10 @@ final class BufferLender: @unchecked Sendable {
 
         deinit {
             munmap(region, length)
-            if let ownedFD { Glibc.close(ownedFD) }
+            if let ownedFD {
+                if inRead.load(ordering: .acquiring) { DmaBufAccess(fd: ownedFD).endRead() }
+                Glibc.close(ownedFD)
+            }
         }
 
         /// Drops this mapping's pages from the process (`MADV_DONTNEED`; the memfd keeps them, and a later read
@@ -189,20 +185,23 @@ final class BufferLender: @unchecked Sendable {
         let slot = slots.firstIndex(where: { $0 == nil }) ?? slots.count
         guard slot < Self.maximumSlots else { return }   // not lent: copied
         if slot == slots.count { slots.append(nil) }
-        slots[slot] = LentBuffer(buffer: buffer, slot: slot, mapping: mapping, dmaBuf: dmaBuf,
-                                 returns: returns, dropsPages: self.mapping == .whileLent)
+        slots[slot] = LentBuffer(buffer: buffer, slot: slot, mapping: mapping, dmaBuf: dmaBuf)
         buffer.pointee.user_data = UnsafeMutableRawPointer(bitPattern: slot + 1)
         bufferCount += 1
     }
 
-    /// `remove_buffer`: a lent buffer stays mapped for its frames but is never queued again.
+    /// `remove_buffer`: a lent buffer stays mapped for its frames (their storage keeps the mapping) but is never
+    /// queued again.
     func remove(_ buffer: UnsafeMutablePointer<pw_buffer>) {
         guard let known = known(buffer) else { return }
         slots[known.slot] = nil
         buffer.pointee.user_data = nil
         bufferCount -= 1
         known.removed = true
-        if known.lent { lentCount -= 1 }
+        if known.isLent {
+            known.isLent = false
+            lent.removeAll { $0 === known }
+        }
     }
 
     /// The buffer's entry, through its `user_data`.
@@ -218,43 +217,43 @@ final class BufferLender: @unchecked Sendable {
     /// `.whileLent`, the pages read are dropped once the stream queues the buffer back (`noteQueued`).
     func mappedData(_ buffer: UnsafeMutablePointer<pw_buffer>) -> UnsafeRawPointer? {
         guard let known = known(buffer) else { return nil }
-        if mapping == .whileLent, !known.lent, !readForCopy.contains(where: { $0 === known }) {
+        if mapping == .whileLent, !known.isLent, !readForCopy.contains(where: { $0 === known }) {
             readForCopy.append(known)
         }
         return known.mapping.data
     }
 
-    /// A storage for `byteCount` bytes at `offset` in `buffer`'s data, borrowed without copying; nil when the
-    /// buffer is not lendable (not memfd, out of range) or lending it would leave the producer too few.
-    /// On success the caller must not queue the buffer: the storage does when released.
+    /// A storage for `byteCount` bytes at `offset` in `buffer`'s data, borrowed without copying (the buffer's
+    /// own, the same object every time); nil when the buffer is not lendable (not memfd, out of range) or
+    /// lending it would leave the producer too few. On success the caller must not queue the buffer: the
+    /// lender does once no frame holds the storage any more.
     func lend(_ buffer: UnsafeMutablePointer<pw_buffer>, offset: Int, byteCount: Int) -> FrameStorage? {
-        guard let known = known(buffer), !known.lent, lentCount < maximumLent,
-              lentCount + backlog + reserve < bufferCount,
+        guard let known = known(buffer), !known.isLent, lent.count < maximumLent,
+              lent.count + backlog + reserve < bufferCount,
               offset >= 0, offset + byteCount <= known.mapping.size else { return nil }
-        known.lent = true
-        known.released.isSet.store(false, ordering: .relaxed)
-        lentCount += 1
+        known.isLent = true
+        lent.append(known)
         // Whole, now: one system call costs less than faulting page by page in the reader, and a lent buffer
         // is then either all resident or not at all (RSS samples do not depend on how far a sink has read).
         if mapping == .whileLent { known.mapping.populate() }
-        known.dmaBuf?.beginRead()
-        return FrameStorage(borrowing: known.mapping.data.advanced(by: offset), capacity: byteCount,
-                            giveBack: known.giveBack)
+        if let dmaBuf = known.dmaBuf {
+            dmaBuf.beginRead()
+            known.mapping.inRead.store(true, ordering: .relaxed)
+        }
+        return known.storage(offset: offset, byteCount: byteCount)
     }
 
     /// Stops queueing (the stream is going): every buffer is forgotten, lent ones stay mapped for their frames.
     /// Call it before the stream is destroyed, and before the lender's owner lets go of it. Idempotent.
     func close() {
-        returns.open.store(false, ordering: .relaxed)
-        returns.mask.store(0, ordering: .relaxed)
         for known in slots.compactMap({ $0 }) {
             known.removed = true
             known.buffer.pointee.user_data = nil
         }
         slots.removeAll()
+        lent.removeAll()
         bufferCount = 0
         dropPagesReadForCopy()
-        lentCount = 0
         backlog = 0
         stream = nil
     }
@@ -272,32 +271,36 @@ final class BufferLender: @unchecked Sendable {
         dropPagesReadForCopy()
     }
 
-    /// Queues the buffers whose frames were released (data thread). The stream calls it at the start of each
+    /// Queues the lent buffers no frame holds any more (data thread). The stream calls it at the start of each
     /// cycle and before it lends a buffer, after letting go of its own last frame.
     func queueReturned() {
-        guard returns.mask.load(ordering: .relaxed) != 0 else { return }
-        var mask = returns.mask.exchange(0, ordering: .acquiring)
-        while mask != 0 {
-            let slot = mask.trailingZeroBitCount
-            mask &= mask - 1
-            // A slot reused since its buffer was released holds a buffer whose `released` is not set: skipped.
-            guard slot < slots.count, let known = slots[slot],
-                  known.released.isSet.exchange(false, ordering: .acquiring) else { continue }
+        var i = lent.count
+        while i > 0 {
+            i -= 1
+            guard isKnownUniquelyReferenced(&lent[i].storage) else { continue }
+            // The reads of whoever released the last frame happen before the producer may write the buffer again.
+            atomicMemoryFence(ordering: .acquiring)
+            let known = lent[i]
+            lent.remove(at: i)
             requeue(known)
         }
     }
 
     private func dropPagesReadForCopy() {
         guard mapping == .whileLent, !readForCopy.isEmpty else { return }
-        for known in readForCopy where !known.lent { known.mapping.dropPages() }
+        for known in readForCopy where !known.isLent { known.mapping.dropPages() }
         readForCopy.removeAll(keepingCapacity: true)
     }
 
+    /// A buffer whose frames are all gone: its reads end, its pages may go (`.whileLent`), and it goes back.
     private func requeue(_ known: LentBuffer) {
-        guard known.lent else { return }
-        known.lent = false
+        known.isLent = false
+        if let dmaBuf = known.dmaBuf {
+            dmaBuf.endRead()
+            known.mapping.inRead.store(false, ordering: .relaxed)
+        }
+        if mapping == .whileLent { known.mapping.dropPages() }
         guard !known.removed, let stream else { return }
-        lentCount -= 1
         backlog += 1
         pw_stream_queue_buffer(stream, known.buffer)
     }
