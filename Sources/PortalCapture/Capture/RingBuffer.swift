@@ -15,6 +15,13 @@ struct RingBuffer<Element> {
 
     var first: Element? { isEmpty ? nil : slots[head] }
 
+    /// `read` of the first element, in place: no copy of the element (a copy of a frame is retains and
+    /// releases).
+    func first<T>(_ read: (Element) -> T) -> T? {
+        guard count > 0, let value = slots[head].map(read) else { return nil }
+        return value
+    }
+
     /// Appends `element`; the caller makes room first (`isFull` is false).
     mutating func append(_ element: Element) {
         precondition(!isFull, "RingBuffer.append on a full buffer")

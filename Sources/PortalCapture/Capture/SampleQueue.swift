@@ -58,12 +58,14 @@ struct SampleQueue {
 
     /// The oldest queued sample and the mix source it comes from, counted as delivered.
     mutating func popEntry() -> Entry? {
+        // The tickets are read in place: copying the entries out to compare them copied two frames.
         let fromVideo: Bool
-        switch (video.first, audio.first) {
-        case (nil, nil): return nil
-        case (.some, nil): fromVideo = true
-        case (nil, .some): fromVideo = false
-        case (.some(let v), .some(let a)): fromVideo = v.ticket < a.ticket
+        if let videoTicket = video.first({ $0.ticket }) {
+            fromVideo = audio.first({ $0.ticket }).map { videoTicket < $0 } ?? true
+        } else if audio.isEmpty {
+            return nil
+        } else {
+            fromVideo = false
         }
         statistics.delivered += 1
         return fromVideo ? video.popFirst() : audio.popFirst()
