@@ -178,11 +178,12 @@ public final class CapturePipeline: Sendable {
                 eventHandler: { [weak self] event in
                     if case .ended(let cause) = event, let mapped = Self.map(cause, stream: .video) { self?.end(mapped) }
                 },
-                frameHandler: { [weak self] frame in
+                frameHandler: { [pipeline = WeakReference(self)] frame in
                     lastBorrowed.store(frame.storage.isBorrowed, ordering: .relaxed)
                     dropsInARow.store(0, ordering: .relaxed)
-                    watchdog?.frameArrived()
-                    self?.deliver(frame)
+                    let arrival = monotonicNanoseconds()   // one clock read for the watchdog and the timestamp check
+                    watchdog?.frameArrived(at: arrival)
+                    pipeline.object?.deliver(frame, arrival: arrival)
                 })
         } catch {
             audio?.stop()
@@ -210,7 +211,7 @@ public final class CapturePipeline: Sendable {
                     self.events.async { self.onEvent(lost) }
                 }
             },
-            handler: { [weak self] buffer in self?.deliver(buffer, systemAudio: systemAudio) })
+            handler: { [pipeline = WeakReference(self)] buffer in pipeline.object?.deliver(buffer, systemAudio: systemAudio) })
     }
 
     /// Stops delivering without closing anything (the timeline pauses too).
@@ -293,12 +294,12 @@ public final class CapturePipeline: Sendable {
     /// A frame whose timestamp is further than this from its arrival is restamped with its arrival time.
     static let timestampTolerance: UInt64 = 500_000_000
 
-    private func deliver(_ frame: VideoFrame) {
+    /// `arrival`: when the frame reached the handler (`CLOCK_MONOTONIC` ns).
+    private func deliver(_ frame: VideoFrame, arrival: UInt64) {
         var frame = frame
         // A buffer can carry a stale presentation time (produced long before this consumer was linked, or by
         // a producer on another clock); trusting it would stretch or fold the timeline. Such frames get their
         // arrival time instead.
-        let arrival = monotonicNanoseconds()
         if frame.timestamp &+ Self.timestampTolerance < arrival || frame.timestamp > arrival &+ Self.timestampTolerance {
             frame.timestamp = arrival
         }

@@ -2,7 +2,8 @@ import Synchronization
 
 /// Reports once when no video frame has arrived for `timeout`: the "no frames for N seconds" end of stream.
 ///
-/// Call `frameArrived()` for every frame (from the data thread: it is one clock read and one atomic store).
+/// Call `frameArrived()` for every frame (from the data thread: it is one clock read and one atomic store), or
+/// `frameArrived(at:)` with a time read from the same clock.
 /// `start()` counts as an arrival, so a stream that never delivers is reported `timeout` after starting.
 /// When the gap reaches `timeout`, `onStall` is called once, with `.noFrames(for: timeout)`, from a
 /// concurrency-pool thread; the watchdog then stops. `cancel()` stops it without a report; once `cancel()`
@@ -54,6 +55,11 @@ public final class StallWatchdog: Sendable {
     /// Notes a video frame's arrival. Cheap enough for PipeWire's data thread.
     public func frameArrived() {
         lastArrival.store(now(), ordering: .releasing)
+    }
+
+    /// Notes a video frame's arrival at `time`, read from the watchdog's clock by a caller that reads it anyway.
+    public func frameArrived(at time: UInt64) {
+        lastArrival.store(time, ordering: .releasing)
     }
 
     /// Stops watching without a report.

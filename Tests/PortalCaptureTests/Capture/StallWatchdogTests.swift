@@ -19,17 +19,18 @@ struct StallWatchdogTests {
         #expect(watchdog.hasFired)
     }
 
-    @Test("frames arriving within the timeout keep it quiet; it reports once they stop")
+    @Test("frames arriving within the timeout keep it quiet (read on its clock or handed in); it reports once they stop")
     func framesKeepItQuiet() async throws {
         // A hand-driven clock: frames 10 ms apart for 1 s (ten timeouts) must never look like a stall, however
-        // the machine schedules the test; then 300 ms of silence must.
+        // the machine schedules the test; then 300 ms of silence must. Every other frame hands its arrival
+        // time in, as the capture pipeline does (one clock read per frame for the watchdog and itself).
         let clock = ManualClock()
         let reports = Collector<CaptureEnd>()
         let watchdog = StallWatchdog(timeout: .milliseconds(100), clock: clock.now) { reports.append($0) }
         watchdog.start()
-        for _ in 0 ..< 100 {
+        for i in 0 ..< 100 {
             clock.advance(milliseconds: 10)
-            watchdog.frameArrived()
+            if i.isMultiple(of: 2) { watchdog.frameArrived() } else { watchdog.frameArrived(at: clock.now()) }
             try await Task.sleep(for: .milliseconds(2))
         }
         #expect(reports.all.isEmpty, "frames came every 10 ms (clock time) for 1 s")
