@@ -68,7 +68,10 @@ final class DeliveryCore: Sendable {
             return true
         }
         if wake { wakeup.signal() }
-        withExtendedLifetime((dropped, pending)) {}  // a dropped or refused sample is released here, outside the lock
+        // A dropped or refused sample is released here, outside the lock; one at a time (a tuple of the two
+        // went through the runtime's generic tuple destroy).
+        _ = consume dropped
+        _ = consume pending
         return accepted
     }
 
