@@ -13,6 +13,25 @@ enum BufferMetadata {
         case visible(CursorState)
     }
 
+    /// The raw fields of `SPA_META_Cursor` (all zero when absent or too small), plain values: two equal
+    /// snapshots without a bitmap (`bitmapOffset` 0) mean the cursor did not change, which the capture path
+    /// checks per buffer before it makes a `Cursor` (whose copies go through the runtime's value witnesses).
+    struct CursorSnapshot: Equatable {
+        var present = false
+        var id: UInt32 = 0
+        var x: Int32 = 0, y: Int32 = 0
+        var hotspotX: Int32 = 0, hotspotY: Int32 = 0
+        var bitmapOffset: UInt32 = 0
+    }
+
+    static func cursorSnapshot(in buffer: UnsafeMutablePointer<spa_buffer>) -> CursorSnapshot {
+        guard let meta = spa_buffer_find_meta(buffer, SPA_META_Cursor.rawValue), let base = meta.pointee.data,
+              Int(meta.pointee.size) >= MemoryLayout<spa_meta_cursor>.size else { return CursorSnapshot() }
+        let c = base.assumingMemoryBound(to: spa_meta_cursor.self).pointee
+        return CursorSnapshot(present: true, id: c.id, x: c.position.x, y: c.position.y,
+                              hotspotX: c.hotspot.x, hotspotY: c.hotspot.y, bitmapOffset: c.bitmap_offset)
+    }
+
     /// Reads `SPA_META_Cursor`. A bitmap is read when `bitmap_offset` points at a valid `spa_meta_bitmap`
     /// (format not 0); otherwise `previous`'s bitmap is kept.
     static func cursor(in buffer: UnsafeMutablePointer<spa_buffer>, previous: CursorState?) -> Cursor {

@@ -68,6 +68,8 @@ public final class VideoCaptureStream: @unchecked Sendable {
     @exclusivity(unchecked) private var pool: [FrameStorage] = []
     /// The cursor as the last buffers left it, boxed once per change and shared by the frames (`VideoFrame.cursorBox`).
     @exclusivity(unchecked) private var cursorBox: CursorBox?
+    /// The raw cursor meta of the last buffer read (see `BufferMetadata.CursorSnapshot`).
+    @exclusivity(unchecked) private var lastCursorSnapshot = BufferMetadata.CursorSnapshot()
     @exclusivity(unchecked) private var lastFrame: VideoFrame?
     @exclusivity(unchecked) private var sequence: UInt64 = 0
     /// The frame path's counters, kept under the frame lock (one lock per cycle, not two); `statistics` adds
@@ -443,7 +445,10 @@ extension VideoCaptureStream {
         let ended = lifecycle.hasEnded
         for pwBuffer in buffers {
             guard let spaBuffer = pwBuffer.pointee.buffer else { frameCounts.skippedInvalid += 1; continue }
-            if options.cursorMetadata {
+            // The full read only when the raw meta changed or carries a bitmap: most buffers repeat the last one.
+            if options.cursorMetadata, case let snapshot = BufferMetadata.cursorSnapshot(in: spaBuffer),
+               snapshot != lastCursorSnapshot || snapshot.bitmapOffset != 0 {
+                lastCursorSnapshot = snapshot
                 switch BufferMetadata.cursor(in: spaBuffer, previous: cursorBox?.state) {
                 case .absent: break
                 case .hidden:

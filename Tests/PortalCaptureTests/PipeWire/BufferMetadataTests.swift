@@ -57,6 +57,26 @@ struct BufferMetadataTests {
         #expect(BufferMetadata.cursor(in: other.buffer, previous: nil) == .absent)
     }
 
+    @Test("the raw cursor snapshot repeats for an unchanged cursor and differs once it moves or brings a bitmap")
+    func cursorSnapshotTellsAChange() {
+        let fake = FakeBuffer(type: SPA_META_Cursor, size: cursorSize)
+        let other = FakeBuffer(type: SPA_META_Header, size: MemoryLayout<spa_meta_header>.size)
+        #expect(BufferMetadata.cursorSnapshot(in: other.buffer) == BufferMetadata.CursorSnapshot(), "absent: all zero")
+        let state = TestCursor.state(frameNumber: 3, width: 640, height: 480)
+        BufferMetadata.writeCursor(state, includeBitmap: false, into: fake.buffer)
+        let first = BufferMetadata.cursorSnapshot(in: fake.buffer)
+        #expect(first.present && first.id != 0 && first.bitmapOffset == 0)
+        #expect(Int(first.x) == state.x && Int(first.y) == state.y)
+        BufferMetadata.writeCursor(state, includeBitmap: false, into: fake.buffer)
+        #expect(BufferMetadata.cursorSnapshot(in: fake.buffer) == first)
+        BufferMetadata.writeCursor(TestCursor.state(frameNumber: 4, width: 640, height: 480), includeBitmap: false, into: fake.buffer)
+        #expect(BufferMetadata.cursorSnapshot(in: fake.buffer) != first)
+        BufferMetadata.writeCursor(state, includeBitmap: true, into: fake.buffer)
+        #expect(BufferMetadata.cursorSnapshot(in: fake.buffer).bitmapOffset != 0, "a bitmap is always read")
+        BufferMetadata.writeCursor(nil, includeBitmap: false, into: fake.buffer)
+        #expect(BufferMetadata.cursorSnapshot(in: fake.buffer).id == 0, "hidden")
+    }
+
     @Test("a BGRA bitmap is converted to RGBA")
     func bgraBitmapIsConverted() {
         let fake = FakeBuffer(type: SPA_META_Cursor, size: cursorSize)
