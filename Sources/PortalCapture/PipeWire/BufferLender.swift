@@ -74,19 +74,16 @@ final class BufferLender: @unchecked Sendable {
         let buffer: UnsafeMutablePointer<pw_buffer>
         let slot: Int
         let mapping: SharedMapping
-        /// Set for a linear DMA-BUF: reads are bracketed with `DMA_BUF_IOCTL_SYNC` (see `DmaBufAccess`).
-        let dmaBuf: DmaBufAccess?
         @exclusivity(unchecked) var isLent = false
         @exclusivity(unchecked) var removed = false
         /// The storage every frame of this buffer holds (made on first lend, again only if the chunk's offset
         /// or size changes); it keeps the mapping alive for frames that outlive the buffer.
         @exclusivity(unchecked) var storage: FrameStorage?
 
-        init(buffer: UnsafeMutablePointer<pw_buffer>, slot: Int, mapping: SharedMapping, dmaBuf: DmaBufAccess?) {
+        init(buffer: UnsafeMutablePointer<pw_buffer>, slot: Int, mapping: SharedMapping) {
             self.buffer = buffer
             self.slot = slot
             self.mapping = mapping
-            self.dmaBuf = dmaBuf
         }
 
         /// The storage for `byteCount` bytes at `offset` of the mapping: the one frames had, when it matches.
@@ -109,12 +106,13 @@ final class BufferLender: @unchecked Sendable {
         /// Where the buffer's data starts in the mapping (`mapoffset` rounded down to a page).
         let data: UnsafeRawPointer
         let size: Int
-        /// A descriptor the mapping owns and closes when it goes (a DMA-BUF's, duplicated: its sync ioctls
-        /// come when a frame is released, possibly after PipeWire closed its own descriptor).
+        /// A descriptor the mapping owns and closes when it goes: a linear DMA-BUF's, duplicated (its sync
+        /// ioctls come when a frame is released, possibly after PipeWire closed its own descriptor). Reads of
+        /// such a mapping are bracketed with `DMA_BUF_IOCTL_SYNC` (`beginRead`, `endRead`; see `DmaBufAccess`).
         let ownedFD: Int32?
-        /// Set between the start and the end of a DMA-BUF read (`DMA_BUF_IOCTL_SYNC`): a mapping that goes while
-        /// a frame still read it (its buffer removed, or the stream gone, while lent) ends the read itself.
-        let inRead = Atomic<Bool>(false)
+        /// Set between `beginRead` and `endRead`: a mapping that goes while a frame still read it (its buffer
+        /// removed, or the stream gone, while lent) ends the read itself.
+        private let inRead = Atomic<Bool>(false)
 
         init?(fd: Int32, offset: Int, size: Int, owning ownedFD: Int32? = nil) {
             self.ownedFD = ownedFD
@@ -131,10 +129,21 @@ final class BufferLender: @unchecked Sendable {
 
         deinit {
             munmap(region, length)
-            if let ownedFD {
-                if inRead.load(ordering: .acquiring) { DmaBufAccess(fd: ownedFD).endRead() }
-                Glibc.close(ownedFD)
-            }
+            endRead()
+            if let ownedFD { Glibc.close(ownedFD) }
+        }
+
+        /// Starts a CPU read of a DMA-BUF's mapping (nothing for a memfd's).
+        func beginRead() {
+            guard let ownedFD else { return }
+            DmaBufAccess(fd: ownedFD).beginRead()
+            inRead.store(true, ordering: .releasing)
+        }
+
+        /// Ends the read `beginRead` started, once.
+        func endRead() {
+            guard let ownedFD, inRead.exchange(false, ordering: .acquiringAndReleasing) else { return }
+            DmaBufAccess(fd: ownedFD).endRead()
         }
 
         /// Drops this mapping's pages from the process (`MADV_DONTNEED`; the memfd keeps them, and a later read
@@ -171,21 +180,21 @@ final class BufferLender: @unchecked Sendable {
         guard data.type == SPA_DATA_MemFd.rawValue || data.type == SPA_DATA_DmaBuf.rawValue else { return }
         // A DMA-BUF is synced (ioctl on its descriptor) when its frame is released, which may come after PipeWire
         // removed the buffer and closed the descriptor, or reused its number: the mapping keeps a duplicate.
-        var dmaBuf = DmaBufAccess(data)
-        if let access = dmaBuf {
+        var owned: Int32?
+        if let access = DmaBufAccess(data) {
             let own = fcntl(access.fd, F_DUPFD_CLOEXEC, 0)
             guard own >= 0 else { return }   // not lent: copied
-            dmaBuf = DmaBufAccess(fd: own)
+            owned = own
         }
         guard let mapping = SharedMapping(fd: Int32(truncatingIfNeeded: data.fd), offset: Int(data.mapoffset),
-                                          size: Int(data.maxsize), owning: dmaBuf?.fd) else {
-            if let dmaBuf { Glibc.close(dmaBuf.fd) }
+                                          size: Int(data.maxsize), owning: owned) else {
+            if let owned { Glibc.close(owned) }
             return
         }
         let slot = slots.firstIndex(where: { $0 == nil }) ?? slots.count
         guard slot < Self.maximumSlots else { return }   // not lent: copied
         if slot == slots.count { slots.append(nil) }
-        slots[slot] = LentBuffer(buffer: buffer, slot: slot, mapping: mapping, dmaBuf: dmaBuf)
+        slots[slot] = LentBuffer(buffer: buffer, slot: slot, mapping: mapping)
         buffer.pointee.user_data = UnsafeMutableRawPointer(bitPattern: slot + 1)
         bufferCount += 1
     }
@@ -236,10 +245,7 @@ final class BufferLender: @unchecked Sendable {
         // Whole, now: one system call costs less than faulting page by page in the reader, and a lent buffer
         // is then either all resident or not at all (RSS samples do not depend on how far a sink has read).
         if mapping == .whileLent { known.mapping.populate() }
-        if let dmaBuf = known.dmaBuf {
-            dmaBuf.beginRead()
-            known.mapping.inRead.store(true, ordering: .relaxed)
-        }
+        known.mapping.beginRead()
         return known.storage(offset: offset, byteCount: byteCount)
     }
 
@@ -295,10 +301,7 @@ final class BufferLender: @unchecked Sendable {
     /// A buffer whose frames are all gone: its reads end, its pages may go (`.whileLent`), and it goes back.
     private func requeue(_ known: LentBuffer) {
         known.isLent = false
-        if let dmaBuf = known.dmaBuf {
-            dmaBuf.endRead()
-            known.mapping.inRead.store(false, ordering: .relaxed)
-        }
+        known.mapping.endRead()
         if mapping == .whileLent { known.mapping.dropPages() }
         guard !known.removed, let stream else { return }
         backlog += 1
