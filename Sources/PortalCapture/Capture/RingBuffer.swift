@@ -13,8 +13,6 @@ struct RingBuffer<Element> {
     var isEmpty: Bool { count == 0 }
     var isFull: Bool { count == slots.count }
 
-    var first: Element? { isEmpty ? nil : slots[head] }
-
     /// `read` of the first element, in place: no copy of the element (a copy of a frame is retains and
     /// releases).
     func first<T>(_ read: (Element) -> T) -> T? {

@@ -54,7 +54,7 @@ public final class StallWatchdog: Sendable {
 
     /// Notes a video frame's arrival. Cheap enough for PipeWire's data thread.
     public func frameArrived() {
-        lastArrival.store(now(), ordering: .releasing)
+        frameArrived(at: now())
     }
 
     /// Notes a video frame's arrival at `time`, read from the watchdog's clock by a caller that reads it anyway.
