@@ -13,13 +13,18 @@ public struct DeliveryOptions: Sendable, Hashable {
     /// stream, on the delivery thread, before the sinks see it. nil (the default): no mixing; such chunks are
     /// delivered as they are.
     public var audioMixing: AudioMixerOptions?
+    /// How the delivery thread is scheduled. Default `.batch`: its wake-ups never preempt PipeWire's data
+    /// thread (see `DeliveryThreadScheduling`).
+    public var threadScheduling: DeliveryThreadScheduling
 
     public init(videoCapacity: Int = 8, audioCapacity: Int = 1024,
-                processing: FrameProcessingOptions = FrameProcessingOptions(), audioMixing: AudioMixerOptions? = nil) {
+                processing: FrameProcessingOptions = FrameProcessingOptions(), audioMixing: AudioMixerOptions? = nil,
+                threadScheduling: DeliveryThreadScheduling = .batch) {
         self.videoCapacity = max(1, videoCapacity)
         self.audioCapacity = max(1, audioCapacity)
         self.processing = processing
         self.audioMixing = audioMixing
+        self.threadScheduling = threadScheduling
     }
 
     public func videoCapacity(_ count: Int) -> Self {
@@ -43,6 +48,12 @@ public struct DeliveryOptions: Sendable, Hashable {
     public func audioMixing(_ options: AudioMixerOptions?) -> Self {
         var copy = self
         copy.audioMixing = options
+        return copy
+    }
+
+    public func threadScheduling(_ scheduling: DeliveryThreadScheduling) -> Self {
+        var copy = self
+        copy.threadScheduling = scheduling
         return copy
     }
 }

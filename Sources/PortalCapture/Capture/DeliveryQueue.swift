@@ -54,7 +54,11 @@ public final class DeliveryQueue: Sendable {
                 onEvent: @escaping @Sendable (DeliveryEvent) -> Void = { _ in }) {
         let core = DeliveryCore(sinks: sinks, options: options, onEvent: onEvent)
         self.core = core
-        let thread = Thread { core.run() }
+        let scheduling = options.threadScheduling
+        let thread = Thread {
+            scheduling.apply()
+            core.run()
+        }
         thread.name = "pwrecord.delivery"
         thread.start()
     }

@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import Glibc
+import Synchronization
 import Testing
 @testable import PortalCapture
 import PortalTestSupport
@@ -54,6 +56,23 @@ struct DeliveryQueueTests {
         _ = cancel ? await queue.cancel() : await queue.finish()
         #expect(!sink.calls.contains { if case .ended = $0 { true } else { false } }, "\(sink.calls)")
         #expect(sink.calls.last == .close)
+    }
+
+    @Test("sinks run on a SCHED_BATCH thread by default, and under the policy the thread got otherwise when asked",
+          arguments: [DeliveryThreadScheduling.batch, .inherited])
+    func deliveryThreadScheduling(_ scheduling: DeliveryThreadScheduling) async {
+        let seen = Mutex<[Int32]>([])
+        let sink = SampleHandlerSink { _ in seen.withLock { $0.append(sched_getscheduler(0)) } }
+        let queue = DeliveryQueue(sinks: [sink], options: DeliveryOptions().threadScheduling(scheduling))
+        queue.start(.test())
+        queue.enqueue(Frames.tiny(0))
+        _ = await queue.finish()
+        let policies = seen.withLock { $0 }
+        #expect(policies.count == 1)
+        // Nothing else here makes a thread SCHED_BATCH (the creating thread's policy varies: a test may run on
+        // a thread made from PipeWire's real-time data thread).
+        #expect(policies.allSatisfy { ($0 == DeliveryThreadScheduling.batchPolicy) == (scheduling == .batch) },
+                "\(policies)")
     }
 
     @Test("a slow sink never blocks enqueue: the oldest frames are dropped, counted, and the rest arrive in order")
