@@ -13,13 +13,13 @@ public struct DeliveryOptions: Sendable, Hashable {
     /// stream, on the delivery thread, before the sinks see it. nil (the default): no mixing; such chunks are
     /// delivered as they are.
     public var audioMixing: AudioMixerOptions?
-    /// How the delivery thread is scheduled. Default `.batch`: its wake-ups never preempt PipeWire's data
-    /// thread (see `DeliveryThreadScheduling`).
+    /// How the delivery thread is scheduled. Default `.inherited`; `.batch` keeps its wake-ups from preempting
+    /// PipeWire's data thread, and leaks into threads started from it (see `DeliveryThreadScheduling`).
     public var threadScheduling: DeliveryThreadScheduling
 
     public init(videoCapacity: Int = 8, audioCapacity: Int = 1024,
                 processing: FrameProcessingOptions = FrameProcessingOptions(), audioMixing: AudioMixerOptions? = nil,
-                threadScheduling: DeliveryThreadScheduling = .batch) {
+                threadScheduling: DeliveryThreadScheduling = .inherited) {
         self.videoCapacity = max(1, videoCapacity)
         self.audioCapacity = max(1, audioCapacity)
         self.processing = processing

@@ -42,8 +42,8 @@ import Foundation
 /// samples. Dropping the queue without ending it cancels it (sinks are still closed, on the delivery thread).
 ///
 /// Threading: sinks and `onEvent` are called on the delivery thread only (isolated sinks on their own thread),
-/// one call at a time. The delivery thread is `SCHED_BATCH` unless `DeliveryOptions.threadScheduling` says
-/// otherwise, and threads started from it inherit that (see `DeliveryThreadScheduling`).
+/// one call at a time. `DeliveryOptions.threadScheduling` may make the delivery thread `SCHED_BATCH` (see
+/// `DeliveryThreadScheduling`).
 public final class DeliveryQueue: Sendable {
     private let core: DeliveryCore
 

@@ -58,7 +58,7 @@ struct DeliveryQueueTests {
         #expect(sink.calls.last == .close)
     }
 
-    @Test("sinks run on a SCHED_BATCH thread by default, and under the policy the thread got otherwise when asked",
+    @Test("sinks run on a SCHED_BATCH thread when asked, and by default under the policy the thread got",
           arguments: [DeliveryThreadScheduling.batch, .inherited])
     func deliveryThreadScheduling(_ scheduling: DeliveryThreadScheduling) async {
         let seen = Mutex<[Int32]>([])
@@ -69,6 +69,7 @@ struct DeliveryQueueTests {
         _ = await queue.finish()
         let policies = seen.withLock { $0 }
         #expect(policies.count == 1)
+        #expect(DeliveryOptions().threadScheduling == .inherited)
         // Nothing else here makes a thread SCHED_BATCH (the creating thread's policy varies: a test may run on
         // a thread made from PipeWire's real-time data thread).
         #expect(policies.allSatisfy { ($0 == DeliveryThreadScheduling.batchPolicy) == (scheduling == .batch) },
