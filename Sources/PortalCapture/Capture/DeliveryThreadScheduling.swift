@@ -3,12 +3,12 @@ import Glibc
 /// How the kernel schedules a `DeliveryQueue`'s delivery thread. Threads started from it inherit the policy:
 /// an isolated sink's thread, an encoder's worker threads, and the libdispatch and Swift concurrency workers
 /// that happen to be created while the delivery thread enqueues work (a test run that captured audio ended
-/// with ten of the process's `root.default-qos` workers `SCHED_BATCH`). That is why `.batch` is not the
-/// default: a library must not change how its host's thread pools are scheduled. A process that records and
-/// little else can choose it.
+/// with at least ten of the process's `root.default-qos` workers `SCHED_BATCH`). That is why `.batch` is not
+/// the default: a library must not change how its host's thread pools are scheduled. A process that records
+/// and little else can choose it.
 public enum DeliveryThreadScheduling: Sendable, Hashable {
-    /// `SCHED_BATCH`: the same share of the processor as any thread of its niceness, but its
-    /// wake-ups do not preempt the running thread. The frame path wakes the delivery thread from PipeWire's
+    /// `SCHED_BATCH`: the same share of the processor as any thread of its niceness, but its wake-ups do not
+    /// preempt the running thread. The frame path wakes the delivery thread from PipeWire's
     /// data thread in every cycle; under the normal policy the woken thread preempted the data thread on its
     /// own processor in most cycles (35 involuntary context switches a second at 60 fps; 1 with this), and
     /// the data thread finished its cycle only after it. The sinks get each frame once the data thread is done
