@@ -144,6 +144,7 @@ final class RecordingSession: Sendable {
         pipelineOptions.cursorMetadata = options.cursor == .metadata
         pipelineOptions.videoBufferMapping = configuration.videoBufferMapping
         pipelineOptions.heldBufferFallback = configuration.heldBufferFallback
+        pipelineOptions.delivery.threadScheduling = configuration.deliveryThreadScheduling
 
         let firstFrame = FirstFrameSignal()
         let sessionBox = Mutex<RecordingSession?>(nil)

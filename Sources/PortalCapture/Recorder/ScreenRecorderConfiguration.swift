@@ -29,6 +29,11 @@ public struct ScreenRecorderConfiguration: Sendable {
     public var videoBufferMapping = VideoCaptureOptions.BufferMapping.whileLent
     /// A frame arriving while the sink still holds the previous one (`CapturePipelineOptions.heldBufferFallback`).
     public var heldBufferFallback = CapturePipelineOptions.HeldBufferFallback.drop(maximumInARow: 10)
+    /// How the recording's delivery thread is scheduled (`DeliveryOptions.threadScheduling`). `.batch` keeps its
+    /// wake-ups from preempting PipeWire's data thread, and is inherited by threads started from it, the
+    /// process's libdispatch and Swift concurrency workers included: for a process that records and little
+    /// else (the `pwrecord` command line chooses it).
+    public var deliveryThreadScheduling = DeliveryThreadScheduling.inherited
 
     /// Where the delegate is called and `events` are yielded from, in order; nil: a private serial queue.
     /// `DispatchQueue.main` suits a delegate isolated to the main actor (a `@MainActor` class conforming with

@@ -108,8 +108,11 @@ enum RecordCommand {
         // This process is ours: libx264's frames in 4 kB pages, not rounded up to 2 MB huge pages (about 7 MB
         // less at 1080p; bench/README.md, recording-memory). A kernel that refuses changes nothing.
         EncoderSink.disableTransparentHugePages()
-        let recorder = ScreenRecorder(appID: plan.appID,
-                                      configuration: ScreenRecorderConfiguration(provider: Providers.screenCast(), sinks: sinks))
+        var configuration = ScreenRecorderConfiguration(provider: Providers.screenCast(), sinks: sinks)
+        // Also ours to choose: the delivery thread's wake-ups leave PipeWire's data thread alone (threads started
+        // from it inherit the policy, which in this process harms nothing; docs/pipewire.md).
+        configuration.deliveryThreadScheduling = .batch
+        let recorder = ScreenRecorder(appID: plan.appID, configuration: configuration)
         // Before anything that waits: a signal from now on is handled (a SIGUSR1 used to kill the process here).
         let stops = StopSignals()
         defer { stops.cancel() }
