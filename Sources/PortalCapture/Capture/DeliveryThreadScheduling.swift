@@ -8,9 +8,9 @@ import Glibc
 /// and little else can choose it.
 public enum DeliveryThreadScheduling: Sendable, Hashable {
     /// `SCHED_BATCH`: the same share of the processor as any thread of its niceness, but its wake-ups do not
-    /// preempt the running thread. The frame path wakes the delivery thread from PipeWire's
-    /// data thread in every cycle; under the normal policy the woken thread preempted the data thread on its
-    /// own processor in most cycles (35 involuntary context switches a second at 60 fps; 1 with this), and
+    /// preempt the running thread. The frame path wakes the delivery thread from PipeWire's data thread in
+    /// every cycle; under the normal policy the woken thread preempted the data thread on its own processor
+    /// in most cycles (35 involuntary context switches a second at 60 fps; 1 with this), and
     /// the data thread finished its cycle only after it. The sinks get each frame once the data thread is done
     /// with its cycle, microseconds later. CPU per frame: 1–4% less in runs of four consumers against four
     /// (bench/README.md, capture).
