@@ -326,7 +326,7 @@ public final class CapturePipeline: Sendable {
             frame.format.frameRate = FrameRate(cap)
         }
         guard accepted, openSinksIfNeeded(with: frame) else { return }
-        queue.enqueue(.video(frame))
+        queue.enqueue(video: frame)
     }
 
     /// `systemAudio`: whether the chunk comes from the output's monitor rather than the microphone (its source

@@ -29,7 +29,8 @@ final class DeliveryCore: Sendable {
 
     private enum Step {
         case open(SinkContext, processed: Bool, then: (@Sendable () -> Void)?)
-        /// The entry is handed out beside the step (a payload made every step a copy of the entry).
+        /// The sample is handed out beside the step, in a variable of its kind (a payload made every step a
+        /// copy of it).
         case deliver
         case wait
         case end(cancelled: Bool, at: UInt64?)
@@ -57,19 +58,40 @@ final class DeliveryCore: Sendable {
 
     /// O(1), never waits for the delivery thread: takes the lock only for the push.
     func enqueue(_ sample: consuming CaptureSample, mixInput: Int? = nil) -> Bool {
+        switch consume sample {
+        case .video(let frame): enqueue(video: frame)
+        case .audio(let buffer): enqueue(audio: buffer, mixInput: mixInput)
+        }
+    }
+
+    /// A frame, as `enqueue(_:mixInput:)`, without wrapping it in a `CaptureSample` (the pipeline's path).
+    func enqueue(video frame: consuming VideoFrame) -> Bool {
         // Moved into the queue rather than copied (a copy of a frame is retains now and releases later).
-        var pending: CaptureSample? = consume sample
-        var dropped: CaptureSample?
-        var wake = false
-        let accepted = state.withLock { state -> Bool in
-            guard state.end == nil, let sample = pending.take() else { return false }
-            dropped = state.queue.push(sample, mixInput: mixInput)
-            wake = state.takeWaitingConsumer()
-            return true
+        var pending: VideoFrame? = consume frame
+        var dropped: VideoFrame?
+        let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
+            guard state.end == nil, let frame = pending.take() else { return (false, false) }
+            dropped = state.queue.push(video: frame)
+            return (true, state.takeWaitingConsumer())
         }
         if wake { wakeup.signal() }
-        // A dropped or refused sample is released here, outside the lock; one at a time (a tuple of the two
-        // went through the runtime's generic tuple destroy).
+        // A dropped or refused frame is released here, outside the lock; one at a time (a tuple of the two went
+        // through the runtime's generic tuple destroy).
+        _ = consume dropped
+        _ = consume pending
+        return accepted
+    }
+
+    /// An audio chunk, as `enqueue(video:)` does a frame.
+    func enqueue(audio buffer: consuming AudioBuffer, mixInput: Int? = nil) -> Bool {
+        var pending: AudioBuffer? = consume buffer
+        var dropped: AudioBuffer?
+        let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
+            guard state.end == nil, let buffer = pending.take() else { return (false, false) }
+            dropped = state.queue.push(audio: buffer, mixInput: mixInput)
+            return (true, state.takeWaitingConsumer())
+        }
+        if wake { wakeup.signal() }
         _ = consume dropped
         _ = consume pending
         return accepted
@@ -116,7 +138,8 @@ final class DeliveryCore: Sendable {
         var lateAudioFrames = 0
         var opened = false
         while true {
-            var entry: SampleQueue.Entry?
+            var frame: VideoFrame?
+            var audio: SampleQueue.AudioEntry?
             let step = state.withLock { state -> Step in
                 if !opened, state.end != .cancel, let context = state.context {
                     return .open(context, processed: state.contextIsProcessed, then: state.onOpened)
@@ -125,8 +148,11 @@ final class DeliveryCore: Sendable {
                     state.queue.discardAll()
                     return .end(cancelled: state.end == .cancel, at: nil)
                 }
-                if opened, let popped = state.queue.popEntry() {
-                    entry = popped
+                if opened, let kind = state.queue.nextKind {
+                    switch kind {
+                    case .video: frame = state.queue.popVideo()
+                    case .audio: audio = state.queue.popAudio()
+                    }
                     return .deliver
                 }
                 if state.end == .finish { return .end(cancelled: false, at: state.endTime) }
@@ -139,17 +165,20 @@ final class DeliveryCore: Sendable {
                 opened = true
                 then?()
             case .deliver:
-                guard let entry else { continue }
-                if case .audio(let buffer) = entry.sample, let input = entry.mixInput, mixer != nil {
-                    // Mutated in place through the optional (a copy would copy its pending samples).
-                    for mixed in mixer?.add(buffer, input: input) ?? [] { _ = fanOut.deliver(.audio(mixed)) }
-                    let late = mixer?.statistics.lateFrames.reduce(0, +) ?? 0
-                    if late != lateAudioFrames {
-                        lateAudioFrames = late
-                        state.withLock { $0.queue.noteLateAudio(frames: late) }
+                if let frame = frame.take() {
+                    if !fanOut.deliver(.video(frame)) { state.withLock { $0.queue.noteRejected() } }
+                } else if let entry = audio.take() {
+                    if let input = entry.mixInput, mixer != nil {
+                        // Mutated in place through the optional (a copy would copy its pending samples).
+                        for mixed in mixer?.add(entry.buffer, input: input) ?? [] { _ = fanOut.deliver(.audio(mixed)) }
+                        let late = mixer?.statistics.lateFrames.reduce(0, +) ?? 0
+                        if late != lateAudioFrames {
+                            lateAudioFrames = late
+                            state.withLock { $0.queue.noteLateAudio(frames: late) }
+                        }
+                    } else {
+                        _ = fanOut.deliver(.audio(entry.buffer))
                     }
-                } else if !fanOut.deliver(entry.sample) {
-                    state.withLock { $0.queue.noteRejected() }
                 }
             case .wait:
                 wakeup.wait()

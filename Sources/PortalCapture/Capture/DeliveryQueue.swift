@@ -90,13 +90,19 @@ public final class DeliveryQueue: Sendable {
         core.enqueue(sample)
     }
 
+    /// `enqueue(_:)` of a frame, which is not wrapped in a `CaptureSample` on its way into the queue.
+    @discardableResult
+    func enqueue(video frame: consuming VideoFrame) -> Bool {
+        core.enqueue(video: frame)
+    }
+
     /// Hands over an audio chunk of mix source `mixInput` (`0..<options.audioMixing.inputs`), as `enqueue(_:)`
     /// does. On the delivery thread it goes into the queue's `AudioMixer`, and the sinks get the mixed stream
     /// instead (in `AudioMixerOptions.outputFormat`), up to `maximumWait` later; without `audioMixing` it is
     /// delivered as it is.
     @discardableResult
     public func enqueue(_ buffer: consuming AudioBuffer, mixInput: Int) -> Bool {
-        core.enqueue(.audio(buffer), mixInput: mixInput)
+        core.enqueue(audio: buffer, mixInput: mixInput)
     }
 
     /// Delivers what is queued, then (given `time`, where the recording ended on the samples' timeline) calls

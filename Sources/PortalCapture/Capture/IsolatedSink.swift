@@ -174,7 +174,7 @@ final class IsolatedSink: Sendable {
                     state.queue.discardAll()
                     return .close(endingAt: nil)
                 }
-                if let entry = state.queue.popEntry() { return .deliver(entry.sample) }
+                if let sample = state.queue.pop() { return .deliver(sample) }
                 if state.closing { return .close(endingAt: state.endTime) }
                 state.consumerWaiting = true
                 return .wait

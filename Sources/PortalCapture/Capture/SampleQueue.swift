@@ -5,17 +5,29 @@
 /// already queued, the oldest queued frame is dropped; audio gets the same treatment against its own, larger
 /// `audioCapacity`. Every operation is O(1) and allocates nothing. An audio chunk may carry the source it comes
 /// from in a mix (`mixInput`), for the delivery thread's `AudioMixer`.
+///
+/// Typed all the way: each FIFO holds its own kind (`VideoEntry`, `AudioEntry`), and the hot path
+/// (`push(video:)`, `nextKind`, `popVideo()`) never wraps a frame in a `CaptureSample`. Queueing entries that
+/// held a `CaptureSample` cost about 9 us more per 1080p60 frame on the test desktop (bench/README.md, capture):
+/// a multi-payload enum inside an optional inside an array slot is copied and destroyed through the runtime's
+/// generic value witnesses, whose code and type metadata a data thread waking every 16 ms finds cold.
+/// `push(_:mixInput:)` and `pop()` take and give `CaptureSample`s, for callers off that path.
 struct SampleQueue {
-    /// A queued sample. A struct, not a tuple: the delivery thread's steps copy it through specialized code,
-    /// where a tuple payload went through the runtime's generic tuple witnesses (bench/README.md, capture).
-    struct Entry {
+    struct VideoEntry {
         fileprivate var ticket: UInt64
-        var sample: CaptureSample
+        var frame: VideoFrame
+    }
+
+    struct AudioEntry {
+        fileprivate var ticket: UInt64
+        var buffer: AudioBuffer
         var mixInput: Int?
     }
 
-    private var video: RingBuffer<Entry>
-    private var audio: RingBuffer<Entry>
+    enum Kind { case video, audio }
+
+    private var video: RingBuffer<VideoEntry>
+    private var audio: RingBuffer<AudioEntry>
     private var nextTicket: UInt64 = 0
     private(set) var statistics = DeliveryStatistics()
 
@@ -26,49 +38,67 @@ struct SampleQueue {
 
     var count: Int { video.count + audio.count }
 
-    /// Queues `sample` (from mix source `mixInput`, if any); returns the sample dropped to make room, if any
-    /// (release it outside any lock).
-    mutating func push(_ sample: consuming CaptureSample, mixInput: Int? = nil) -> CaptureSample? {
-        var dropped: CaptureSample?
-        let isVideo = if case .video = sample { true } else { false }
-        let entry = Entry(ticket: nextTicket, sample: sample, mixInput: mixInput)   // moved in, not copied
-        nextTicket &+= 1
-        statistics.enqueued += 1
-        if isVideo {
-            if video.isFull {
-                dropped = video.popFirst()?.sample
-                statistics.droppedVideo += 1
-            }
-            video.append(entry)
-        } else {
-            if audio.isFull {
-                dropped = audio.popFirst()?.sample
-                statistics.droppedAudio += 1
-            }
-            audio.append(entry)
+    /// Queues a frame; returns the frame dropped to make room, if any (release it outside any lock).
+    mutating func push(video frame: consuming VideoFrame) -> VideoFrame? {
+        var dropped: VideoFrame?
+        if video.isFull {
+            dropped = video.popFirst()?.frame
+            statistics.droppedVideo += 1
         }
-        statistics.highWaterMark = max(statistics.highWaterMark, count)
+        video.append(VideoEntry(ticket: takeTicket(), frame: frame))
+        noteCount()
         return dropped
+    }
+
+    /// Queues an audio chunk (from mix source `mixInput`, if any); returns the chunk dropped to make room, if any.
+    mutating func push(audio buffer: consuming AudioBuffer, mixInput: Int? = nil) -> AudioBuffer? {
+        var dropped: AudioBuffer?
+        if audio.isFull {
+            dropped = audio.popFirst()?.buffer
+            statistics.droppedAudio += 1
+        }
+        audio.append(AudioEntry(ticket: takeTicket(), buffer: buffer, mixInput: mixInput))
+        noteCount()
+        return dropped
+    }
+
+    /// Queues `sample` (see `push(video:)` and `push(audio:mixInput:)`); returns the sample dropped, if any.
+    mutating func push(_ sample: consuming CaptureSample, mixInput: Int? = nil) -> CaptureSample? {
+        switch consume sample {
+        case .video(let frame): push(video: frame).map(CaptureSample.video)
+        case .audio(let buffer): push(audio: buffer, mixInput: mixInput).map(CaptureSample.audio)
+        }
+    }
+
+    /// The kind of the oldest queued sample, nil when empty.
+    var nextKind: Kind? {
+        // The tickets are read in place: copying the entries out to compare them copied two frames.
+        guard let videoTicket = video.first({ $0.ticket }) else { return audio.isEmpty ? nil : .audio }
+        guard let audioTicket = audio.first({ $0.ticket }) else { return .video }
+        return videoTicket < audioTicket ? .video : .audio
+    }
+
+    /// The oldest queued frame, counted as delivered; call it when `nextKind` is `.video`.
+    mutating func popVideo() -> VideoFrame? {
+        guard let entry = video.popFirst() else { return nil }
+        statistics.delivered += 1
+        return entry.frame
+    }
+
+    /// The oldest queued audio chunk and its mix source, counted as delivered; call it when `nextKind` is `.audio`.
+    mutating func popAudio() -> AudioEntry? {
+        guard let entry = audio.popFirst() else { return nil }
+        statistics.delivered += 1
+        return entry
     }
 
     /// The oldest queued sample, counted as delivered.
     mutating func pop() -> CaptureSample? {
-        popEntry()?.sample
-    }
-
-    /// The oldest queued sample and the mix source it comes from, counted as delivered.
-    mutating func popEntry() -> Entry? {
-        // The tickets are read in place: copying the entries out to compare them copied two frames.
-        let fromVideo: Bool
-        if let videoTicket = video.first({ $0.ticket }) {
-            fromVideo = audio.first({ $0.ticket }).map { videoTicket < $0 } ?? true
-        } else if audio.isEmpty {
-            return nil
-        } else {
-            fromVideo = false
+        switch nextKind {
+        case .video: popVideo().map(CaptureSample.video)
+        case .audio: popAudio().map { .audio($0.buffer) }
+        case nil: nil
         }
-        statistics.delivered += 1
-        return fromVideo ? video.popFirst() : audio.popFirst()
     }
 
     /// The mixer has left out `frames` sample frames in all (they came too late): kept in the statistics.
@@ -87,5 +117,15 @@ struct SampleQueue {
         statistics.discarded += count
         while video.popFirst() != nil {}
         while audio.popFirst() != nil {}
+    }
+
+    private mutating func takeTicket() -> UInt64 {
+        defer { nextTicket &+= 1 }
+        statistics.enqueued += 1
+        return nextTicket
+    }
+
+    private mutating func noteCount() {
+        statistics.highWaterMark = max(statistics.highWaterMark, count)
     }
 }

@@ -48,4 +48,27 @@ struct SampleQueueTests {
         #expect(queue.pop() == nil)
         #expect(queue.statistics.discarded == 3 && queue.statistics.enqueued == 3)
     }
+
+    @Test("the typed pushes and pops keep the order too, and an audio chunk keeps its mix source")
+    func typedPathKeepsOrder() {
+        var queue = SampleQueue(videoCapacity: 2, audioCapacity: 4)
+        guard case .video(let v0) = Frames.tiny(0), case .video(let v1) = Frames.tiny(1),
+              case .video(let v2) = Frames.tiny(2), case .audio(let a0) = Frames.audio(0) else {
+            Issue.record("test samples of the wrong kind")
+            return
+        }
+        let noDrops = [queue.push(video: v0) == nil, queue.push(audio: a0, mixInput: 1) == nil,
+                       queue.push(video: v1) == nil]
+        let dropped = queue.push(video: v2)
+        #expect(noDrops == [true, true, true] && dropped?.sequence == 0)
+        #expect(queue.nextKind == .audio)
+        let audio = queue.popAudio()
+        #expect(audio?.buffer.sequence == 0 && audio?.mixInput == 1)
+        #expect(queue.nextKind == .video)
+        let frames = [queue.popVideo()?.sequence, queue.popVideo()?.sequence, queue.popVideo()?.sequence]
+        #expect(frames == [1, 2, nil])
+        let kind = queue.nextKind, noAudio = queue.popAudio() == nil
+        #expect(kind == nil && noAudio)
+        #expect(queue.statistics.delivered == 3 && queue.statistics.droppedVideo == 1)
+    }
 }
