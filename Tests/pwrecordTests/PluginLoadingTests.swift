@@ -69,11 +69,13 @@ struct PluginLoadingTests {
         variant.stallAt = (sequence: 5, milliseconds: 60_000)
         let plugin = try TestPlugin.build(variant, name: "libcstuck.so", in: dir, marker: home.root.appendingPathComponent("created").path)
         let out = home.work.appendingPathComponent("x.mkv")
-        let started = ContinuousClock.now
-        let r = try await TestPortalControl.exclusively { _ in
-            try await Pwrecord.run(["record", "-o", out.path, "--duration", "2", "--cursor", "hidden", "--sink", "cstuck"], environment: home.env)
+        // Timed inside the exclusive section: the wait for another test's turn with the portal is not pwrecord's.
+        let (r, took) = try await TestPortalControl.exclusively { _ in
+            let started = ContinuousClock.now
+            let result = try await Pwrecord.run(["record", "-o", out.path, "--duration", "2", "--cursor", "hidden", "--sink", "cstuck"],
+                                                environment: home.env)
+            return (result, ContinuousClock.now - started)
         }
-        let took = ContinuousClock.now - started
         #expect(r.status == 1, "\(r.stderr)")
         #expect(r.stderr.contains("waiting for sink 'cstuck' to finish..."), "\(r.stderr)")
         #expect(r.stderr.contains("plugin sink 'cstuck' (\(plugin)) did not return within 5 s; it was abandoned"), "\(r.stderr)")
