@@ -7,10 +7,11 @@
 /// from in a mix (`mixInput`), for the delivery thread's `AudioMixer`.
 ///
 /// Typed all the way: each FIFO holds its own kind (`VideoEntry`, `AudioEntry`), and the hot path
-/// (`push(video:)`, `nextKind`, `popVideo()`) never wraps a frame in a `CaptureSample`. Queueing entries that
-/// held a `CaptureSample` cost about 9 us more per 1080p60 frame on the test desktop (bench/README.md, capture):
-/// a multi-payload enum inside an optional inside an array slot is copied and destroyed through the runtime's
-/// generic value witnesses, whose code and type metadata a data thread waking every 16 ms finds cold.
+/// (`push(video:)`, `nextKind`, `popVideo()`) never wraps a frame in a `CaptureSample`. Entries that held a
+/// `CaptureSample` made the whole capture path about 5% dearer per 1080p60 frame on the test desktop
+/// (bench/README.md, capture): a multi-payload enum inside an optional inside an array slot is copied and
+/// destroyed through the runtime's generic value witnesses, whose code and type metadata a thread waking every
+/// 16 ms finds cold.
 /// `push(_:mixInput:)` and `pop()` take and give `CaptureSample`s, for callers off that path.
 struct SampleQueue {
     struct VideoEntry {
