@@ -7,13 +7,13 @@ import PortalTestSupport
 struct EncoderCrashTests {
     @Test("kill -9 after 3 s: the file decodes up to within 1 s of the kill",
           arguments: ["mkv", "mp4"])
-    func killMidRecording(container: String) throws {
+    func killMidRecording(container: String) async throws {
         let dir = TemporaryDirectory("crash")
         let path = dir.file("killed.\(container)")
         let child = try ChildRecorder(output: path, container: container, codec: "h264", seconds: 30)
         // 3 s of content (frame 90 at 30 fps); the child paces frames in real time.
-        #expect(child.wait(untilSent: 90, timeout: 20), "the child records (helper at \(ChildRecorder.helperPath))")
-        let lastSent = child.killHard()
+        #expect(await child.wait(untilSent: 90, timeout: .seconds(20)), "the child records (helper at \(ChildRecorder.helperPath))")
+        let lastSent = await child.killHard()
         #expect(child.terminationReason == .uncaughtSignal)
         #expect(lastSent >= 90)
 

@@ -47,7 +47,9 @@ final class PwrecordOnTerminal: @unchecked Sendable {
         // Only the child holds the terminal now: reads end (EIO) once it has exited.
         close(slave)
         reader.enter()
-        DispatchQueue.global().async { [master, collected, reader] in
+        // A thread of its own, not a dispatch queue: the read blocks for the child's whole run, and a blocked
+        // worker of the global queues is one fewer for every test's tasks (see `offThePool`).
+        Thread { [master, collected, reader] in
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
                 let n = read(master, &buffer, buffer.count)
@@ -56,7 +58,7 @@ final class PwrecordOnTerminal: @unchecked Sendable {
                 break
             }
             reader.leave()
-        }
+        }.start()
     }
 
     deinit { close(master) }

@@ -20,7 +20,8 @@ final class PwrecordProcess: @unchecked Sendable {
         try process.run()
         for (pipe, sink) in [(outPipe, out), (errPipe, err)] {
             readers.enter()
-            DispatchQueue.global().async { [readers] in sink.set(pipe.fileHandleForReading.readAllRetryingInterrupts()); readers.leave() }
+            // Threads of their own (see `offThePool`): a read blocks for the child's whole run.
+            Thread { [readers] in sink.set(pipe.fileHandleForReading.readAllRetryingInterrupts()); readers.leave() }.start()
         }
     }
 

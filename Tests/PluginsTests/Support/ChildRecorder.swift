@@ -50,22 +50,24 @@ final class ChildRecorder: @unchecked Sendable {
         return lastSent
     }
 
-    /// Waits until the child has sent frame `n` (or `timeout` passes); returns whether it did.
-    func wait(untilSent n: Int, timeout: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+    /// Waits until the child has sent frame `n` (or `timeout` passes); returns whether it did. It polls with
+    /// `Task.sleep`: a test waiting seconds for its child must not hold one of the shared pool's threads (two on
+    /// the CI machine), which every other test's tasks need meanwhile.
+    func wait(untilSent n: Int, timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
             if sent >= n { return true }
             if !process.isRunning { return false }
-            usleep(5_000)
+            try? await Task.sleep(for: .milliseconds(5))
         }
         return false
     }
 
     /// `kill -9` the child (by its pid) and reap it; returns the last frame it reported.
-    func killHard() -> Int {
+    func killHard() async -> Int {
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        usleep(50_000)   // let the reader take the last lines
+        process.waitUntilExit()   // at once: nothing outlives SIGKILL
+        try? await Task.sleep(for: .milliseconds(50))   // let the reader take the last lines
         return sent
     }
 

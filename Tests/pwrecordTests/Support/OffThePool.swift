@@ -7,7 +7,8 @@ import Foundation
 /// on the CI machine). A test that waits for a `pwrecord` child with `usleep`/`waitUntilExit` on one of those
 /// threads holds it for seconds; two such tests stall every other test's tasks in the process, including the
 /// recorder's own. Measured: the PipeWire-killed test's stop came 1.1–1.2 s after the kill in full runs, and
-/// 0.01 s when it ran alone.
+/// 0.01 s when it ran alone. The same holds for `DispatchQueue.global()`: on Linux its workers are the pool's
+/// (libdispatch's default-QoS root queue), so a read that blocks for a child's whole run gets a `Thread` too.
 func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         let thread = Thread { continuation.resume(with: Result { try work() }) }

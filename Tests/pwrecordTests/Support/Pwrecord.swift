@@ -40,7 +40,8 @@ struct Pwrecord {
         let group = DispatchGroup()
         for (pipe, sink) in [(out, outData), (err, errData)] {
             group.enter()
-            DispatchQueue.global().async { sink.set(pipe.fileHandleForReading.readAllRetryingInterrupts()); group.leave() }
+            // Threads of their own (see `offThePool`): a read blocks for the child's whole run.
+            Thread { sink.set(pipe.fileHandleForReading.readAllRetryingInterrupts()); group.leave() }.start()
         }
         while p.isRunning && Date() < deadline { usleep(10_000) }
         if p.isRunning { p.terminate() }
