@@ -69,12 +69,9 @@ final class DeliveryCore: Sendable {
         // Moved into the queue rather than copied (a copy of a frame is retains now and releases later).
         var pending: VideoFrame? = consume frame
         var dropped: VideoFrame?
-        let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
-            guard state.end == nil, let frame = pending.take() else { return (false, false) }
-            dropped = state.queue.push(video: frame)
-            return (true, state.takeWaitingConsumer())
+        let accepted = pushUnlessEnded { queue in
+            if let frame = pending.take() { dropped = queue.push(video: frame) }
         }
-        if wake { wakeup.signal() }
         // A dropped or refused frame is released here, outside the lock; one at a time (a tuple of the two went
         // through the runtime's generic tuple destroy).
         _ = consume dropped
@@ -86,14 +83,23 @@ final class DeliveryCore: Sendable {
     func enqueue(audio buffer: consuming AudioBuffer, mixInput: Int? = nil) -> Bool {
         var pending: AudioBuffer? = consume buffer
         var dropped: AudioBuffer?
+        let accepted = pushUnlessEnded { queue in
+            if let buffer = pending.take() { dropped = queue.push(audio: buffer, mixInput: mixInput) }
+        }
+        _ = consume dropped
+        _ = consume pending
+        return accepted
+    }
+
+    /// Runs `push` on the queue under the lock, unless the queue has ended (then returns false), and wakes the
+    /// delivery thread if it waits.
+    private func pushUnlessEnded(_ push: (inout SampleQueue) -> Void) -> Bool {
         let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
-            guard state.end == nil, let buffer = pending.take() else { return (false, false) }
-            dropped = state.queue.push(audio: buffer, mixInput: mixInput)
+            guard state.end == nil else { return (false, false) }
+            push(&state.queue)
             return (true, state.takeWaitingConsumer())
         }
         if wake { wakeup.signal() }
-        _ = consume dropped
-        _ = consume pending
         return accepted
     }
 
