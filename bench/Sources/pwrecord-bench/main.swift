@@ -21,6 +21,10 @@ func fail(_ error: BenchError) -> Never {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let rest = Array(arguments.dropFirst())
+
+/// Runs the command. The main thread waits for it on a semaphore rather than running an async main: Valgrind
+/// (3.19, Debian 12) crashes in an async main's start-up, and bench/capture/footprint runs us under it.
+func runCommand() async {
 do throws(BenchError) {
     switch arguments.first {
     case "produce": try await ProduceCommand(rest).run()
@@ -39,4 +43,12 @@ do throws(BenchError) {
 } catch {
     fail(error)
 }
+}
+
+let done = DispatchSemaphore(value: 0)
+Task.detached {
+    await runCommand()
+    done.signal()
+}
+done.wait()
 exit(0)
