@@ -5,7 +5,7 @@ import Synchronization
 final class DeliveryCore: Sendable {
     enum End: Sendable { case finish, cancel }
 
-    private struct State {
+    private struct State: ~Copyable {
         var queue: SampleQueue
         var context: SinkContext?
         /// `context.video` is already the processed format (`CapturePipeline` knows the stream's own crop).
@@ -27,8 +27,10 @@ final class DeliveryCore: Sendable {
         }
     }
 
+    /// Plain values only, so a step costs nothing to make and drop (the context for `.open` is read by
+    /// `open`, once; it never changes once set).
     private enum Step {
-        case open(SinkContext, processed: Bool, then: (@Sendable () -> Void)?)
+        case open
         /// The sample is handed out beside the step, in a variable of its kind (a payload made every step a
         /// copy of it).
         case deliver
@@ -147,9 +149,7 @@ final class DeliveryCore: Sendable {
             var frame: VideoFrame?
             var audio: SampleQueue.AudioEntry?
             let step = state.withLock { state -> Step in
-                if !opened, state.end != .cancel, let context = state.context {
-                    return .open(context, processed: state.contextIsProcessed, then: state.onOpened)
-                }
+                if !opened, state.end != .cancel, state.context != nil { return .open }
                 if state.end == .cancel || (state.end == .finish && !opened) {
                     state.queue.discardAll()
                     return .end(cancelled: state.end == .cancel, at: nil)
@@ -165,47 +165,74 @@ final class DeliveryCore: Sendable {
                 state.consumerWaiting = true
                 return .wait
             }
+            // The loop keeps only the frame path inline; opening, audio and the end are functions of their own,
+            // so the code a frame runs lies on a few cache lines (bench/capture/footprint).
             switch step {
-            case .open(let context, let processed, let then):
-                fanOut.open(context, videoIsProcessed: processed)
+            case .open:
+                open(&fanOut)
                 opened = true
-                then?()
             case .deliver:
                 if let frame = frame.take() {
-                    if !fanOut.deliver(.video(frame)) { state.withLock { $0.queue.noteRejected() } }
+                    if !fanOut.deliver(video: frame) { noteRejected() }
                 } else if let entry = audio.take() {
-                    if let input = entry.mixInput, mixer != nil {
-                        // Mutated in place through the optional (a copy would copy its pending samples).
-                        for mixed in mixer?.add(entry.buffer, input: input) ?? [] { _ = fanOut.deliver(.audio(mixed)) }
-                        let late = mixer?.statistics.lateFrames.reduce(0, +) ?? 0
-                        if late != lateAudioFrames {
-                            lateAudioFrames = late
-                            state.withLock { $0.queue.noteLateAudio(frames: late) }
-                        }
-                    } else {
-                        _ = fanOut.deliver(.audio(entry.buffer))
-                    }
+                    deliver(entry, to: &fanOut, mixer: &mixer, lateAudioFrames: &lateAudioFrames)
                 }
             case .wait:
                 wakeup.wait()
             case .end(let cancelled, let time):
-                // What the mix still holds (a source's last chunks, or the wait behind a silent one) is the end
-                // of the recording's audio; then the sinks hear where the recording stopped.
-                if opened, !cancelled, let rest = mixer?.flush() {
-                    for mixed in rest { _ = fanOut.deliver(.audio(mixed)) }
-                }
-                if let time { fanOut.ended(at: time) }
-                let outcomes = fanOut.close()
-                let (report, waiters) = state.withLock { state in
-                    let report = DeliveryReport(outcomes: outcomes, statistics: state.queue.statistics,
-                                                cancelled: cancelled)
-                    state.report = report
-                    defer { state.waiters = [] }
-                    return (report, state.waiters)
-                }
-                for waiter in waiters { waiter(report) }
+                finish(&fanOut, mixer: &mixer, opened: opened, cancelled: cancelled, at: time)
                 return
             }
         }
+    }
+
+    /// Opens the sinks with the context `start` gave (set once, before this step is taken).
+    @inline(never)
+    private func open(_ fanOut: inout SinkFanOut) {
+        let (context, processed, then) = state.withLock { ($0.context, $0.contextIsProcessed, $0.onOpened) }
+        guard let context else { return }
+        fanOut.open(context, videoIsProcessed: processed)
+        then?()
+    }
+
+    @inline(never)
+    private func noteRejected() {
+        state.withLock { $0.queue.noteRejected() }
+    }
+
+    @inline(never)
+    private func deliver(_ entry: SampleQueue.AudioEntry, to fanOut: inout SinkFanOut, mixer: inout AudioMixer?,
+                         lateAudioFrames: inout Int) {
+        guard let input = entry.mixInput, mixer != nil else {
+            _ = fanOut.deliver(.audio(entry.buffer))
+            return
+        }
+        // Mutated in place through the optional (a copy would copy its pending samples).
+        for mixed in mixer?.add(entry.buffer, input: input) ?? [] { _ = fanOut.deliver(.audio(mixed)) }
+        let late = mixer?.statistics.lateFrames.reduce(0, +) ?? 0
+        if late != lateAudioFrames {
+            lateAudioFrames = late
+            state.withLock { $0.queue.noteLateAudio(frames: late) }
+        }
+    }
+
+    /// Flushes the mix, tells the sinks where the recording ended, closes them and hands out the report.
+    @inline(never)
+    private func finish(_ fanOut: inout SinkFanOut, mixer: inout AudioMixer?, opened: Bool, cancelled: Bool,
+                        at time: UInt64?) {
+        // What the mix still holds (a source's last chunks, or the wait behind a silent one) is the end of the
+        // recording's audio; then the sinks hear where the recording stopped.
+        if opened, !cancelled, let rest = mixer?.flush() {
+            for mixed in rest { _ = fanOut.deliver(.audio(mixed)) }
+        }
+        if let time { fanOut.ended(at: time) }
+        let outcomes = fanOut.close()
+        let (report, waiters) = state.withLock { state in
+            let report = DeliveryReport(outcomes: outcomes, statistics: state.queue.statistics, cancelled: cancelled)
+            state.report = report
+            defer { state.waiters = [] }
+            return (report, state.waiters)
+        }
+        for waiter in waiters { waiter(report) }
     }
 }

@@ -25,7 +25,7 @@ final class IsolatedSink: Sendable {
     /// Storage for the copies: every frame the queue may hold, one being written, one being copied.
     private let pool: FramePool
 
-    private struct State {
+    private struct State: ~Copyable {
         var queue: SampleQueue
         var context: SinkContext?
         var endTime: UInt64?

@@ -13,7 +13,7 @@
 /// destroyed through the runtime's generic value witnesses, whose code and type metadata a thread waking every
 /// 16 ms finds cold.
 /// `push(_:mixInput:)` and `pop()` take and give `CaptureSample`s, for callers off that path.
-struct SampleQueue {
+struct SampleQueue: ~Copyable {
     struct VideoEntry {
         fileprivate var ticket: UInt64
         var frame: VideoFrame

@@ -60,7 +60,25 @@ struct SinkFanOut {
         forEachLiveSink(.open(context))
     }
 
+    /// A frame, as `deliver(_:)`. The common case (no processing, the format the sinks know) goes straight to
+    /// the sinks; anything else takes `deliver(_:)`, kept out of line so that a frame's code stays short.
+    mutating func deliver(video frame: VideoFrame) -> Bool {
+        guard processor == nil, frame.format == videoFormat else { return deliver(.video(frame)) }
+        for index in slots.indices where slots[index].live {
+            do throws(SinkError) {
+                switch slots[index].target {
+                case .direct(let sink): try sink.consume(.video(frame))
+                case .isolated(let sink): try sink.consume(.video(frame))
+                }
+            } catch {
+                fail(index, error)
+            }
+        }
+        return true
+    }
+
     /// Returns false when the processor refused the frame (nothing was delivered).
+    @inline(never)
     mutating func deliver(_ sample: CaptureSample) -> Bool {
         var sample = sample
         if case .video(let frame) = sample {
@@ -146,6 +164,7 @@ struct SinkFanOut {
         }
     }
 
+    @inline(never)
     private mutating func fail(_ index: Int, _ error: SinkError) {
         let first = slots[index].live
         slots[index].errors.append(error)
