@@ -46,9 +46,10 @@ import Synchronization
 /// `process` on the loop thread, the cycle's recycling comes before that `process`, so a returned buffer
 /// reaches the producer a cycle later; the stream then keeps at least two in reserve.
 final class BufferLender: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `stream`, `slots`, `bufferCount`, `lent`, `backlog`, `readForCopy` are
-    // touched under the owning stream's frame lock only (so they skip the runtime's exclusivity check, as the
-    // stream's frame state does); `reserve`, `maximumLent`, `mapping` are immutable.
+    // Invariant for @unchecked Sendable: `stream`, `slots`, `bufferCount`, `lent`'s elements, `lentCount`,
+    // `backlog`, `readForCopy` are touched under the owning stream's frame lock only (so they skip the runtime's
+    // exclusivity check, as the stream's frame state does); `reserve`, `maximumLent`, `mapping` and the `lent`
+    // pointer are immutable.
     private let reserve: Int
     private let mapping: VideoCaptureOptions.BufferMapping
     /// Buffers whose pages the copy path read (`mappedData`) and that are not lent: dropped once queued back.
@@ -58,8 +59,11 @@ final class BufferLender: @unchecked Sendable {
     /// on every frame). Slots of removed buffers are reused.
     @exclusivity(unchecked) private var slots: [LentBuffer?] = []
     @exclusivity(unchecked) private var bufferCount = 0
-    /// The buffers lent now (at most `maximumLent`): the ones whose storage is checked each cycle.
-    @exclusivity(unchecked) private var lent: [LentBuffer] = []
+    /// The buffers lent now (`lentCount` of them, at most `maximumLent`): the ones whose storage is checked each
+    /// cycle. Storage of its own: an array's append and removal ran the standard library's uniqueness and
+    /// capacity code on every frame (bench/capture/footprint).
+    private let lent: UnsafeMutablePointer<LentBuffer>
+    @exclusivity(unchecked) private var lentCount = 0
     /// Buffers queued back that the stream has not yet handed to the producer (at most one goes per cycle).
     @exclusivity(unchecked) private var backlog = 0
     private let maximumLent: Int
@@ -167,6 +171,19 @@ final class BufferLender: @unchecked Sendable {
         self.maximumLent = max(1, maximumLent)
         self.reserve = max(1, reserve)
         self.mapping = mapping
+        lent = .allocate(capacity: self.maximumLent)
+    }
+
+    deinit {
+        lent.deinitialize(count: lentCount)
+        lent.deallocate()
+    }
+
+    /// Forgets the lent buffer at `index` (the last one takes its place).
+    private func removeLent(at index: Int) {
+        lentCount -= 1
+        (lent + index).deinitialize(count: 1)
+        if index != lentCount { (lent + index).moveInitialize(from: lent + lentCount, count: 1) }
     }
 
     /// The stream buffers are queued back to (set once connected).
@@ -209,7 +226,7 @@ final class BufferLender: @unchecked Sendable {
         known.removed = true
         if known.isLent {
             known.isLent = false
-            lent.removeAll { $0 === known }
+            if let index = (0..<lentCount).first(where: { lent[$0] === known }) { removeLent(at: index) }
         }
     }
 
@@ -237,11 +254,12 @@ final class BufferLender: @unchecked Sendable {
     /// lending it would leave the producer too few. On success the caller must not queue the buffer: the
     /// lender does once no frame holds the storage any more.
     func lend(_ buffer: UnsafeMutablePointer<pw_buffer>, offset: Int, byteCount: Int) -> FrameStorage? {
-        guard let known = known(buffer), !known.isLent, lent.count < maximumLent,
-              lent.count + backlog + reserve < bufferCount,
+        guard let known = known(buffer), !known.isLent, lentCount < maximumLent,
+              lentCount + backlog + reserve < bufferCount,
               offset >= 0, offset + byteCount <= known.mapping.size else { return nil }
         known.isLent = true
-        lent.append(known)
+        (lent + lentCount).initialize(to: known)
+        lentCount += 1
         // Whole, now: one system call costs less than faulting page by page in the reader, and a lent buffer
         // is then either all resident or not at all (RSS samples do not depend on how far a sink has read).
         if mapping == .whileLent { known.mapping.populate() }
@@ -257,7 +275,8 @@ final class BufferLender: @unchecked Sendable {
             known.buffer.pointee.user_data = nil
         }
         slots.removeAll()
-        lent.removeAll()
+        lent.deinitialize(count: lentCount)
+        lentCount = 0
         bufferCount = 0
         dropPagesReadForCopy()
         backlog = 0
@@ -280,20 +299,27 @@ final class BufferLender: @unchecked Sendable {
     /// Queues the lent buffers no frame holds any more (data thread). The stream calls it at the start of each
     /// cycle and before it lends a buffer, after letting go of its own last frame.
     func queueReturned() {
-        var i = lent.count
+        var i = lentCount
         while i > 0 {
             i -= 1
             guard isKnownUniquelyReferenced(&lent[i].storage) else { continue }
             // The reads of whoever released the last frame happen before the producer may write the buffer again.
             atomicMemoryFence(ordering: .acquiring)
             let known = lent[i]
-            lent.remove(at: i)
+            removeLent(at: i)
             requeue(known)
         }
     }
 
+    /// Inline, so that the usual case (`.persistent`) costs a comparison and no call.
+    @inline(__always)
     private func dropPagesReadForCopy() {
         guard mapping == .whileLent, !readForCopy.isEmpty else { return }
+        dropPagesReadForCopyNow()
+    }
+
+    @inline(never)
+    private func dropPagesReadForCopyNow() {
         for known in readForCopy where !known.isLent { known.mapping.dropPages() }
         readForCopy.removeAll(keepingCapacity: true)
     }
