@@ -295,7 +295,7 @@ public final class CapturePipeline: Sendable {
     static let timestampTolerance: UInt64 = 500_000_000
 
     /// `arrival`: when the frame reached the handler (`CLOCK_MONOTONIC` ns).
-    private func deliver(_ frame: VideoFrame, arrival: UInt64) {
+    private func deliver(_ frame: consuming VideoFrame, arrival: UInt64) {
         var frame = frame
         // A buffer can carry a stale presentation time (produced long before this consumer was linked, or by
         // a producer on another clock); trusting it would stretch or fold the timeline. Such frames get their
@@ -326,7 +326,7 @@ public final class CapturePipeline: Sendable {
             frame.format.frameRate = FrameRate(cap)
         }
         guard accepted, openSinksIfNeeded(with: frame) else { return }
-        queue.enqueue(video: frame)
+        queue.enqueue(video: consume frame)
     }
 
     /// `systemAudio`: whether the chunk comes from the output's monitor rather than the microphone (its source

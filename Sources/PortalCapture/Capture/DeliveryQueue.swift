@@ -93,7 +93,7 @@ public final class DeliveryQueue: Sendable {
     /// `enqueue(_:)` of a frame, which is not wrapped in a `CaptureSample` on its way into the queue.
     @discardableResult
     func enqueue(video frame: consuming VideoFrame) -> Bool {
-        core.enqueue(video: frame)
+        core.enqueue(video: consume frame)
     }
 
     /// Hands over an audio chunk of mix source `mixInput` (`0..<options.audioMixing.inputs`), as `enqueue(_:)`

@@ -48,7 +48,7 @@ public final class VideoCaptureStream: @unchecked Sendable {
     public let core: PipeWireCore
     public let target: PipeWireTarget
     public let options: VideoCaptureOptions
-    private let frameHandler: @Sendable (VideoFrame) -> Void
+    private let frameHandler: @Sendable (consuming VideoFrame) -> Void
     private let storageProvider: (@Sendable (Int) -> FrameStorage?)?
     private let lifecycle: StreamLifecycle<VideoCaptureEvent>
     private let shared = Mutex(Shared())
@@ -98,7 +98,7 @@ public final class VideoCaptureStream: @unchecked Sendable {
     public init(core: PipeWireCore, target: PipeWireTarget, options: VideoCaptureOptions = VideoCaptureOptions(),
                 storageProvider: (@Sendable (Int) -> FrameStorage?)? = nil,
                 eventHandler: (@Sendable (VideoCaptureEvent) -> Void)? = nil,
-                frameHandler: @escaping @Sendable (VideoFrame) -> Void) throws(PipeWireError) {
+                frameHandler: @escaping @Sendable (consuming VideoFrame) -> Void) throws(PipeWireError) {
         try options.validate()
         self.core = core
         self.target = target
@@ -385,7 +385,8 @@ extension VideoCaptureStream: StreamHandleOwner {
         lifecycle.noteActivity(now)
         var delivered: VideoFrame?
         frameLock.withLock { _ in delivered = processCycle(now: now) }
-        if let delivered { frameHandler(delivered) }
+        // Moved, not copied, into the handler (a copy is two retains now and two releases later).
+        if let delivered = delivered.take() { frameHandler(delivered) }
     }
 
     /// One graph cycle, frame lock held: queues the buffers released since the last cycle, takes every
@@ -493,19 +494,20 @@ extension VideoCaptureStream {
             lender?.queueReturned()   // and queue it, unless a sink still holds it
             guard let format else { frameCounts.skippedInvalid += 1; return (nil, nil) }
             let timestamp = Self.timestamp(header: newestHeader, stream: stream, now: now)
-            let result = frame(newestPW, newestBuffer, format: format, timestamp: timestamp)
-            switch result {
-            case .borrowed(let frame), .copied(let frame):
+            var outcome = FrameOutcome.invalid
+            if let frame = frame(newestPW, newestBuffer, format: format, timestamp: timestamp, outcome: &outcome) {
                 frameCounts.framesDelivered += 1
-                if case .borrowed = result {
+                if outcome == .borrowed {
                     frameCounts.framesBorrowed += 1
                     lentBuffer = newestPW
                 }
                 if newestBuffer.pointee.datas[0].type == SPA_DATA_DmaBuf.rawValue { frameCounts.framesFromDmaBuf += 1 }
-                lastFrame = frame
-                made = frame
-            case .noStorage: frameCounts.skippedNoStorage += 1
-            case .invalid: frameCounts.skippedInvalid += 1
+                lastFrame = frame   // the one copy: kept for a metadata-only update
+                made = consume frame
+            } else if outcome == .noStorage {
+                frameCounts.skippedNoStorage += 1
+            } else {
+                frameCounts.skippedInvalid += 1
             }
         } else if sawMetadataOnly, cursorChanged, var frame = lastFrame {
             sequence &+= 1
@@ -519,42 +521,47 @@ extension VideoCaptureStream {
         return (made, lentBuffer)
     }
 
-    /// What `frame` made of a buffer (a plain enum: a `Result` of a tuple is copied through generic value
-    /// witnesses).
-    private enum MadeFrame {
-        case borrowed(VideoFrame)
-        case copied(VideoFrame)
+    /// What `frame` made of a buffer, beside the frame itself (a plain value: a frame inside an enum's payload
+    /// was copied out of it).
+    private enum FrameOutcome {
+        case borrowed
+        case copied
         case noStorage
         case invalid
     }
 
-    /// The frame in `buffer`: borrowing it when the lender can, else copied.
+    /// The frame in `buffer`: borrowing it when the lender can, else copied; nil when there is none (`outcome`
+    /// says why).
     private func frame(_ pwBuffer: UnsafeMutablePointer<pw_buffer>, _ buffer: UnsafeMutablePointer<spa_buffer>,
-                       format: VideoFormat, timestamp: UInt64) -> MadeFrame {
+                       format: VideoFormat, timestamp: UInt64, outcome: inout FrameOutcome) -> VideoFrame? {
         let data = buffer.pointee.datas[0]
-        guard let chunk = data.chunk?.pointee else { return .invalid }
+        guard let chunk = data.chunk?.pointee else { return nil }
         let rowBytes = format.minimumStride
         let sourceStride = chunk.stride > 0 ? Int(chunk.stride) : rowBytes
         let offset = Int(chunk.offset % max(data.maxsize, 1))
         let needed = sourceStride * (format.height - 1) + rowBytes
         guard chunk.stride >= 0, sourceStride >= rowBytes, Int(chunk.size) >= needed,
-              offset + needed <= Int(data.maxsize) else { return .invalid }
+              offset + needed <= Int(data.maxsize) else { return nil }
         // A DMA-BUF is read only when the linear modifier was fixated (others are refused in negotiation).
         let dmaBuf = DmaBufAccess(data)
-        if dmaBuf != nil, modifier != .fixed(.linear) { return .invalid }
+        if dmaBuf != nil, modifier != .fixed(.linear) { return nil }
         let crop = BufferMetadata.crop(buffer, width: format.width, height: format.height)
         if let lender, let storage = lender.lend(pwBuffer, offset: offset, byteCount: sourceStride * format.height) {
-            return .borrowed(VideoFrame(format: format, stride: sourceStride, timestamp: timestamp, sequence: sequence,
-                                        crop: crop, cursorBox: options.cursorMetadata ? cursorBox : nil, storage: storage))
+            outcome = .borrowed
+            return VideoFrame(format: format, stride: sourceStride, timestamp: timestamp, sequence: sequence,
+                              crop: crop, cursorBox: options.cursorMetadata ? cursorBox : nil, storage: storage)
         }
         // The range was checked against `maxsize` above, which is also the size of the lender's mapping.
         // MAP_BUFFERS maps memfds only: a DMA-BUF is read from the lender's or our own mapping.
         guard let base = data.data.map(UnsafeRawPointer.init) ?? lender?.mappedData(pwBuffer)
                 ?? dmaBufMappings.data(pwBuffer) else {
-            return .invalid
+            return nil
         }
         let byteCount = rowBytes * format.height
-        guard let storage = storage(byteCount: byteCount) else { return .noStorage }
+        guard let storage = storage(byteCount: byteCount) else {
+            outcome = .noStorage
+            return nil
+        }
         dmaBuf?.beginRead()
         defer { dmaBuf?.endRead() }
         let source = UnsafeRawPointer(base).advanced(by: offset)
@@ -566,8 +573,9 @@ extension VideoCaptureStream {
                                                                       byteCount: rowBytes)
             }
         }
-        return .copied(VideoFrame(format: format, stride: rowBytes, timestamp: timestamp, sequence: sequence,
-                                  crop: crop, cursorBox: options.cursorMetadata ? cursorBox : nil, storage: storage))
+        outcome = .copied
+        return VideoFrame(format: format, stride: rowBytes, timestamp: timestamp, sequence: sequence,
+                          crop: crop, cursorBox: options.cursorMetadata ? cursorBox : nil, storage: storage)
     }
 
     /// From the provider, or the own pool: a storage nobody else holds (`isKnownUniquelyReferenced`).
