@@ -75,6 +75,10 @@ public final class VideoCaptureStream: @unchecked Sendable {
     /// The frame path's counters, kept under the frame lock (one lock per cycle, not two); `statistics` adds
     /// the modifiers (in `shared`).
     @exclusivity(unchecked) private var frameCounts = VideoCaptureStatistics()
+    /// Where `processCycle` collects the buffers waiting in one cycle (under the frame lock): allocated once, as a
+    /// temporary allocation per cycle wrapped its result in a closure and a `Result`, more code per frame.
+    private let waiting = UnsafeMutablePointer<UnsafeMutablePointer<pw_buffer>>.allocate(capacity: waitingCapacity)
+    private static let waitingCapacity = 32
 
     private struct Shared {
         var state: PipeWireStreamState = .unconnected
@@ -112,6 +116,7 @@ public final class VideoCaptureStream: @unchecked Sendable {
 
     deinit {
         teardown(cause: .stopped)
+        waiting.deallocate()
     }
 
     /// Events in order: state changes, format changes, then exactly one `.ended`, after which it finishes.
@@ -394,24 +399,22 @@ extension VideoCaptureStream: StreamHandleOwner {
     private func processCycle(now: UInt64) -> VideoFrame? {
         guard !stopping, let stream = handle?.stream else { return nil }
         lender?.cycleStarted()
-        return withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<pw_buffer>.self, capacity: 32) { waiting in
-            var count = 0
-            while count < waiting.count, let b = pw_stream_dequeue_buffer(stream) {
-                waiting[count] = b
-                count += 1
-            }
-            var lent: UnsafeMutablePointer<pw_buffer>?
-            defer {
-                for i in 0..<count where waiting[i] != lent {
-                    pw_stream_queue_buffer(stream, waiting[i])
-                    lender?.noteQueued()
-                }
-            }
-            guard count > 0 else { return nil }
-            let made = process(UnsafeMutableBufferPointer(rebasing: waiting[0..<count]), stream: stream, now: now)
-            lent = made.lent
-            return made.frame
+        var count = 0
+        while count < Self.waitingCapacity, let b = pw_stream_dequeue_buffer(stream) {
+            waiting[count] = b
+            count += 1
         }
+        var lent: UnsafeMutablePointer<pw_buffer>?
+        defer {
+            for i in 0..<count where waiting[i] != lent {
+                pw_stream_queue_buffer(stream, waiting[i])
+                lender?.noteQueued()
+            }
+        }
+        guard count > 0 else { return nil }
+        let made = process(UnsafeMutableBufferPointer(start: waiting, count: count), stream: stream, now: now)
+        lent = made.lent
+        return made.frame
     }
 
     func coreFailed(res: Int32, message: String) {
