@@ -87,6 +87,7 @@ struct SampleQueue: ~Copyable {
     }
 
     /// The oldest queued audio chunk and its mix source, counted as delivered; call it when `nextKind` is `.audio`.
+    @inline(never)   // off the frame path (bench/capture/footprint)
     mutating func popAudio() -> AudioEntry? {
         guard let entry = audio.popFirst() else { return nil }
         statistics.delivered += 1
@@ -114,6 +115,7 @@ struct SampleQueue: ~Copyable {
     }
 
     /// Throws every queued sample away, counted as discarded.
+    @inline(never)   // off the frame path (bench/capture/footprint)
     mutating func discardAll() {
         statistics.discarded += count
         while video.popFirst() != nil {}

@@ -451,19 +451,8 @@ extension VideoCaptureStream {
             guard let spaBuffer = pwBuffer.pointee.buffer else { frameCounts.skippedInvalid += 1; continue }
             // The full read only when the raw meta changed or carries a bitmap: most buffers repeat the last one.
             if options.cursorMetadata, case let snapshot = BufferMetadata.cursorSnapshot(in: spaBuffer),
-               snapshot != lastCursorSnapshot || snapshot.bitmapOffset != 0 {
-                lastCursorSnapshot = snapshot
-                switch BufferMetadata.cursor(in: spaBuffer, previous: cursorBox?.state) {
-                case .absent: break
-                case .hidden:
-                    if cursorBox != nil { cursorChanged = true }
-                    cursorBox = nil
-                case .visible(let state):
-                    if state != cursorBox?.state {
-                        cursorChanged = true
-                        cursorBox = CursorBox(state)
-                    }
-                }
+               snapshot != lastCursorSnapshot || snapshot.bitmapOffset != 0, updateCursor(from: spaBuffer, snapshot) {
+                cursorChanged = true
             }
             let header = spa_buffer_find_meta_data(spaBuffer, SPA_META_Header.rawValue,
                                                    MemoryLayout<spa_meta_header>.size)?
@@ -522,6 +511,26 @@ extension VideoCaptureStream {
             made = frame
         }
         return (made, lentBuffer)
+    }
+
+    /// Reads the cursor meta that changed (`snapshot` is its raw form) into `cursorBox`; returns whether the
+    /// cursor the frames carry changed. Out of line: most buffers repeat the last cursor, and inlined it spread
+    /// the frame path's code (bench/capture/footprint).
+    @inline(never)
+    private func updateCursor(from spaBuffer: UnsafeMutablePointer<spa_buffer>,
+                              _ snapshot: BufferMetadata.CursorSnapshot) -> Bool {
+        lastCursorSnapshot = snapshot
+        switch BufferMetadata.cursor(in: spaBuffer, previous: cursorBox?.state) {
+        case .absent:
+            return false
+        case .hidden:
+            defer { cursorBox = nil }
+            return cursorBox != nil
+        case .visible(let state):
+            guard state != cursorBox?.state else { return false }
+            cursorBox = CursorBox(state)
+            return true
+        }
     }
 
     /// What `frame` made of a buffer, beside the frame itself (a plain value: a frame inside an enum's payload
