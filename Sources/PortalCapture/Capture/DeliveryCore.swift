@@ -195,11 +195,14 @@ final class DeliveryCore: Sendable {
         then?()
     }
 
+    /// Counts a frame the processor refused.
     @inline(never)
     private func noteRejected() {
         state.withLock { $0.queue.noteRejected() }
     }
 
+    /// An audio chunk: straight to the sinks, or into the mix (which hands on what it has mixed) when it is one
+    /// of the mix's sources; counts the mix's late frames.
     @inline(never)
     private func deliver(_ entry: SampleQueue.AudioEntry, to fanOut: inout SinkFanOut, mixer: inout AudioMixer?,
                          lateAudioFrames: inout Int) {

@@ -33,6 +33,7 @@ struct RingBuffer<Element>: ~Copyable {
         return read(slots[head])
     }
 
+    /// Appends `element`; the caller makes room first (`isFull` is false).
     mutating func append(_ element: consuming Element) {
         precondition(!isFull, "RingBuffer.append on a full buffer")
         let end = head + count
