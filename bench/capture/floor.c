@@ -12,6 +12,13 @@
  *   floor NODE stream    process on the data thread queues every buffer straight back: one wake-up per
  *                        frame, PipeWire's own cost for a consumer.
  *
+ *   floor NODE handoff KIND
+ *                        the same, with extra work in every `process` first, to price kinds of code on this
+ *                        machine (bench/capture/cost-probe): KIND is `direct` (256 calls, each to a function
+ *                        on a 64-byte line of its own: 256 lines of code in a row, 16 KiB), `indirect` (the
+ *                        same 256 functions called through a table of pointers), `straight` (200 lines of
+ *                        straight-line code, no call) or `data` (loads from 256 lines in 64 pages).
+ *
  * Stops on SIGINT or SIGTERM and prints the frames it took and delivered. Built by bench/capture/run with
  * `gcc -O2 $(pkg-config --cflags --libs libpipewire-0.3) -lpthread`.
  */
@@ -70,9 +77,58 @@ static void on_remove_buffer(void *data, struct pw_buffer *b)
 	b->user_data = NULL;
 }
 
+/* ---- extra work for the cost probe (KIND) ---- */
+enum extra { EXTRA_NONE, EXTRA_DIRECT, EXTRA_INDIRECT, EXTRA_STRAIGHT, EXTRA_DATA };
+static enum extra extra;
+/* 256 functions, each on a 64-byte line of its own (__COUNTER__ keeps their bodies apart, so none is folded). */
+#define PROBE_FN(n) __attribute__((noinline, aligned(64))) static unsigned long probe_##n(unsigned long x) \
+	{ __asm__ volatile("" : "+r"(x)); return x * 3 + __COUNTER__; }
+#define PROBE_REF(n) probe_##n,
+#define PROBE_CALL(n) x = probe_##n(x);
+#define D4(m, p) m(p##0) m(p##1) m(p##2) m(p##3)
+#define D16(m, p) D4(m, p##0) D4(m, p##1) D4(m, p##2) D4(m, p##3)
+#define D64(m, p) D16(m, p##0) D16(m, p##1) D16(m, p##2) D16(m, p##3)
+#define D256(m) D64(m, 0) D64(m, 1) D64(m, 2) D64(m, 3)
+D256(PROBE_FN)
+static unsigned long (*const probe_table[256])(unsigned long) = { D256(PROBE_REF) };
+__attribute__((noinline)) static unsigned long probe_direct(unsigned long x) { D256(PROBE_CALL) return x; }
+__attribute__((noinline)) static unsigned long probe_indirect(unsigned long x)
+{
+	for (int i = 0; i < 256; i++)
+		x = probe_table[i](x);
+	return x;
+}
+/* 200 lines of code with no branch: 3200 four-byte instructions in four independent chains. */
+__attribute__((noinline, aligned(64))) static unsigned long probe_straight(unsigned long x)
+{
+	unsigned long a = x, b = 0, d = 0, e = 0;
+	__asm__ volatile(".rept 800\n\tlea 1(%0),%0\n\tlea 1(%1),%1\n\tlea 1(%2),%2\n\tlea 1(%3),%3\n\t.endr"
+			 : "+r"(a), "+r"(b), "+r"(d), "+r"(e));
+	return a + b + d + e;
+}
+static volatile unsigned char probe_area[64 * 4096];
+static unsigned long probe_data(unsigned long x)
+{
+	for (int i = 0; i < 256; i++)
+		x += probe_area[(size_t)i * 1024 + (size_t)(i % 16) * 64];
+	return x;
+}
+static volatile unsigned long probe_sink;
+static void extra_work(void)
+{
+	switch (extra) {
+	case EXTRA_NONE: return;
+	case EXTRA_DIRECT: probe_sink = probe_direct(probe_sink); return;
+	case EXTRA_INDIRECT: probe_sink = probe_indirect(probe_sink); return;
+	case EXTRA_STRAIGHT: probe_sink = probe_straight(probe_sink); return;
+	case EXTRA_DATA: probe_sink = probe_data(probe_sink); return;
+	}
+}
+
 static void on_process(void *data)
 {
 	struct consumer *c = data;
+	extra_work();
 	struct pw_buffer *b, *newest = NULL;
 
 	if (!c->handoff) {
@@ -135,8 +191,13 @@ static void on_signal(int sig) { (void)sig; stop = 1; }
 
 int main(int argc, char *argv[])
 {
-	if (argc != 3 || (strcmp(argv[2], "handoff") && strcmp(argv[2], "stream"))) {
-		fprintf(stderr, "usage: floor NODE handoff|stream\n");
+	static const char *const kinds[] = { "", "direct", "indirect", "straight", "data" };
+	if (argc == 4 && !strcmp(argv[2], "handoff"))
+		for (int k = 1; k < 5; k++)
+			if (!strcmp(argv[3], kinds[k]))
+				extra = (enum extra)k;
+	if ((argc != 3 && !(argc == 4 && extra != EXTRA_NONE)) || (strcmp(argv[2], "handoff") && strcmp(argv[2], "stream"))) {
+		fprintf(stderr, "usage: floor NODE handoff|stream, or floor NODE handoff direct|indirect|straight|data\n");
 		return 2;
 	}
 	pw_init(&argc, &argv);
