@@ -200,6 +200,9 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "usage: floor NODE handoff|stream, or floor NODE handoff direct|indirect|straight|data\n");
 		return 2;
 	}
+	/* Written once, so that its 64 pages are pages of their own: untouched, they would all read the one zero page. */
+	if (extra == EXTRA_DATA)
+		memset((void *)probe_area, 1, sizeof(probe_area));
 	pw_init(&argc, &argv);
 	struct consumer c = { .handoff = strcmp(argv[2], "handoff") == 0, .running = 1 };
 	sem_init(&c.wakeup, 0, 0);
