@@ -14,7 +14,7 @@
  *
  *   floor NODE handoff KIND
  *                        the same, with extra work in every `process` first, to price kinds of code on this
- *                        machine (bench/capture/cost-probe): KIND is `direct` (256 calls, each to a function
+ *                        machine (bench/capture/run --probe): KIND is `direct` (256 calls, each to a function
  *                        on a 64-byte line of its own: 256 lines of code in a row, 16 KiB), `indirect` (the
  *                        same 256 functions called through a table of pointers), `straight` (200 lines of
  *                        straight-line code, no call) or `data` (loads from 256 lines in 64 pages).
