@@ -100,3 +100,16 @@ static inline int cpw_node_add_listener(struct pw_node *node, struct spa_hook *h
                                         const struct pw_node_events *events, void *data) {
     return pw_node_add_listener(node, hook, events, data);
 }
+
+// ---- Cache warming (Sources/PortalCapture/PipeWire/CacheWarmer.swift) ----
+#include <malloc.h>
+
+/// Why: `__builtin_prefetch` is a compiler builtin, which Swift cannot call. A read, kept in every cache level.
+static inline void cpw_prefetch(const void *address) {
+    __builtin_prefetch(address, 0, 3);
+}
+
+/// Why: `malloc_usable_size` is declared in <malloc.h>, which Swift's Glibc module does not include.
+static inline size_t cpw_allocation_size(void *allocation) {
+    return malloc_usable_size(allocation);
+}

@@ -6,7 +6,8 @@ other frame), the 64-byte cache lines and 4 KiB pages they lie in, by object. Us
   footprint.py --frames N [--label L] [--order-object NAME --order-out FILE] DUMP...
 
 With --order-out, also writes the hot functions of object NAME (self cost at least one instruction every other
-frame), busiest thread first and, within a thread, by cost: the linker's order file (scripts/hot-path.order).
+frame), busiest thread first and, within a thread, by cost, between the markers pwrecord_hot_path_begin and
+pwrecord_hot_path_end (the range CacheWarmer prefetches): the linker's order file (scripts/hot-path.order).
 """
 import argparse, collections, os, re, sys
 
@@ -122,6 +123,10 @@ def main():
                     continue
                 seen.add(name)
                 order.append(name)
+        # Between the markers CacheWarmer reads (Sources/PortalCapture/PipeWire/CacheWarmer.swift): the range
+        # of code it prefetches when the data thread wakes.
+        order = ['pwrecord_hot_path_begin'] + [n for n in order if not n.startswith('pwrecord_hot_path_')] \
+            + ['pwrecord_hot_path_end']
         with open(args.order_out, 'w') as f:
             f.write(''.join(n + '\n' for n in order))
         print(f'wrote {len(order)} functions to {args.order_out}', file=sys.stderr)

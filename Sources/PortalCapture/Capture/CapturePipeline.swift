@@ -191,6 +191,12 @@ public final class CapturePipeline: Sendable {
             throw error
         }
         streams.withLock { $0 = (video, audio, systemAudio, watchdog) }
+        // The pipeline's part of each frame, prefetched with the stream's when the data thread wakes.
+        video.warmCaches { warmer in
+            warmer.add(object: self)
+            warmer.add(object: watchdog)
+            queue.warmCaches(warmer)
+        }
         watchdog?.start()
         watchCore(videoCore)
     }

@@ -58,6 +58,17 @@ final class DeliveryCore: Sendable {
 
     // MARK: Producer and owner side (any thread)
 
+    /// Lists what a frame's hand-off and delivery touch: this core, its wake-up, the queue's frame slots and
+    /// the sinks (see `CacheWarmer`).
+    func warmCaches(_ warmer: CacheWarmer) {
+        warmer.add(object: self)
+        warmer.add(object: wakeup)
+        warmer.add(allocation: wakeup.semaphoreAddress)
+        warmer.add(allocation: state.withLock { $0.queue.videoStorage })
+        sinks.withUnsafeBufferPointer { warmer.add($0.baseAddress, byteCount: $0.count * MemoryLayout<any CaptureSink>.stride) }
+        for sink in sinks { warmer.add(object: sink) }
+    }
+
     /// O(1), never waits for the delivery thread: takes the lock only for the push.
     func enqueue(_ sample: consuming CaptureSample, mixInput: Int? = nil) -> Bool {
         switch consume sample {

@@ -90,6 +90,13 @@ public final class DeliveryQueue: Sendable {
         core.enqueue(sample)
     }
 
+    /// Lists what a frame's hand-off touches (the queue, its core, the sinks), to be prefetched when the data
+    /// thread wakes (`CacheWarmer`).
+    func warmCaches(_ warmer: CacheWarmer) {
+        warmer.add(object: self)
+        core.warmCaches(warmer)
+    }
+
     /// `enqueue(_:)` of a frame, which is not wrapped in a `CaptureSample` on its way into the queue.
     @discardableResult
     func enqueue(video frame: consuming VideoFrame) -> Bool {

@@ -23,6 +23,9 @@ struct RingBuffer<Element>: ~Copyable {
         slots.deallocate()
     }
 
+    /// The slots' storage, for `CacheWarmer`.
+    var storage: UnsafeRawPointer { UnsafeRawPointer(slots) }
+
     var isEmpty: Bool { count == 0 }
     var isFull: Bool { count == capacity }
 

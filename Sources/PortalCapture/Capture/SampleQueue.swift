@@ -39,6 +39,9 @@ struct SampleQueue: ~Copyable {
 
     var count: Int { video.count + audio.count }
 
+    /// Where queued frames are kept, for `CacheWarmer`.
+    var videoStorage: UnsafeRawPointer { video.storage }
+
     /// Queues a frame; returns the frame dropped to make room, if any (release it outside any lock).
     mutating func push(video frame: consuming VideoFrame) -> VideoFrame? {
         var dropped: VideoFrame?

@@ -19,6 +19,9 @@ final class ThreadWakeup: @unchecked Sendable {
         semaphore.deallocate()
     }
 
+    /// The semaphore's memory, for `CacheWarmer`.
+    var semaphoreAddress: UnsafeRawPointer { UnsafeRawPointer(semaphore) }
+
     /// Wakes one waiter, or lets the next `wait()` return at once.
     func signal() {
         sem_post(semaphore)

@@ -47,7 +47,7 @@ import Synchronization
 /// reaches the producer a cycle later; the stream then keeps at least two in reserve.
 final class BufferLender: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `stream`, `slots`, `bufferCount`, `lent`'s elements, `lentCount`,
-    // `backlog`, `readForCopy` are touched under the owning stream's frame lock only (so they skip the runtime's
+    // `backlog`, `readForCopy`, `cacheWarmer` are touched under the owning stream's frame lock only (so they skip the runtime's
     // exclusivity check, as the stream's frame state does); `reserve`, `maximumLent`, `mapping` and the `lent`
     // pointer are immutable.
     private let reserve: Int
@@ -67,6 +67,13 @@ final class BufferLender: @unchecked Sendable {
     /// Buffers queued back that the stream has not yet handed to the producer (at most one goes per cycle).
     @exclusivity(unchecked) private var backlog = 0
     private let maximumLent: Int
+    /// Where the lender lists itself and each buffer's state for the data thread's wake-up (`CacheWarmer`).
+    @exclusivity(unchecked) var cacheWarmer: CacheWarmer? {
+        didSet {
+            cacheWarmer?.add(object: self)
+            cacheWarmer?.add(allocation: lent)
+        }
+    }
 
     /// The most buffers a stream can have here (`SPA_PARAM_BUFFERS_buffers` is at most 16 in what we ask).
     static let maximumSlots = 64
@@ -212,6 +219,8 @@ final class BufferLender: @unchecked Sendable {
         guard slot < Self.maximumSlots else { return }   // not lent: copied
         if slot == slots.count { slots.append(nil) }
         slots[slot] = LentBuffer(buffer: buffer, slot: slot, mapping: mapping)
+        cacheWarmer?.add(object: slots[slot])
+        slots.withUnsafeBufferPointer { cacheWarmer?.add($0.baseAddress, byteCount: $0.count * MemoryLayout<LentBuffer?>.stride) }
         buffer.pointee.user_data = UnsafeMutableRawPointer(bitPattern: slot + 1)
         bufferCount += 1
     }
@@ -264,7 +273,13 @@ final class BufferLender: @unchecked Sendable {
         // is then either all resident or not at all (RSS samples do not depend on how far a sink has read).
         if mapping == .whileLent { known.mapping.populate() }
         known.mapping.beginRead()
-        return known.storage(offset: offset, byteCount: byteCount)
+        let previous = known.storage
+        let storage = known.storage(offset: offset, byteCount: byteCount)
+        if storage !== previous {
+            cacheWarmer?.add(object: storage)
+            cacheWarmer?.add(object: known.mapping)
+        }
+        return storage
     }
 
     /// Stops queueing (the stream is going): every buffer is forgotten, lent ones stay mapped for their frames.

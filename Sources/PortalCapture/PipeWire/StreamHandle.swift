@@ -29,9 +29,11 @@ extension StreamHandleOwner {
 final class StreamHandle: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `stream` is set in init and cleared in `destroy()`, which runs with the
     // loop lock held (or on a thread that alone holds the handle); `owner` is a Mutex; the hook and event
-    // table are written once in init.
+    // table are written once in init; `cacheWarmer` is thread-safe.
     private let owner: Mutex<WeakOwner>
     private(set) var stream: OpaquePointer?
+    /// What `process` touches, prefetched first thing there (see `CacheWarmer`); the owner fills it.
+    let cacheWarmer = CacheWarmer()
     private let hook = UnsafeMutablePointer<spa_hook>.allocate(capacity: 1)
     private let events = UnsafeMutablePointer<pw_stream_events>.allocate(capacity: 1)
 
@@ -61,7 +63,11 @@ final class StreamHandle: @unchecked Sendable {
         events.pointee.param_changed = { data, id, param in StreamHandle.from(data)?.streamParamChanged(id: id, param: param) }
         events.pointee.add_buffer = { data, buffer in if let buffer { StreamHandle.from(data)?.streamAddBuffer(buffer) } }
         events.pointee.remove_buffer = { data, buffer in if let buffer { StreamHandle.from(data)?.streamRemoveBuffer(buffer) } }
-        events.pointee.process = { data in StreamHandle.from(data)?.streamProcess() }
+        events.pointee.process = { data in
+            let handle = Unmanaged<StreamHandle>.fromOpaque(data!).takeUnretainedValue()
+            handle.cacheWarmer.warm()
+            StreamHandle.from(data)?.streamProcess()
+        }
         pw_stream_add_listener(stream, hook, events, Unmanaged.passUnretained(self).toOpaque())
     }
 

@@ -114,6 +114,13 @@ public final class VideoCaptureStream: @unchecked Sendable {
         try core.withLock { () throws(PipeWireError) in try connectLocked() }
     }
 
+    /// Lets the owner of the frame handler list what the handler reaches, to be prefetched with the stream's
+    /// own state each time the data thread wakes (see `CacheWarmer`). Nothing once the stream has ended.
+    func warmCaches(_ add: (CacheWarmer) -> Void) {
+        guard let warmer = frameLock.withLock({ _ in handle?.cacheWarmer }) else { return }
+        add(warmer)
+    }
+
     deinit {
         teardown(cause: .stopped)
         waiting.deallocate()
@@ -182,6 +189,15 @@ public final class VideoCaptureStream: @unchecked Sendable {
             ? BufferLender(maximumLent: options.maximumBorrowedFrames, reserve: reserve, mapping: options.bufferMapping)
             : nil
         lender?.attach(handle.stream!)
+        // What every `process` reaches, roughly in the order it does (see `CacheWarmer`); the lender adds its
+        // buffers as they come, a frame handler what it reaches (`warmCaches`).
+        let warmer = handle.cacheWarmer
+        warmer.add(object: handle)
+        warmer.add(object: self)
+        warmer.addFramePathCode()
+        warmer.add(object: lifecycle)
+        warmer.add(allocation: waiting)
+        lender?.cacheWarmer = warmer
         // Set before connecting: buffers and the first `process` may come as soon as it is linked.
         let b = SPAPodBuilder()
         frameLock.withLock { _ in
