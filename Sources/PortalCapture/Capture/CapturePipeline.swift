@@ -267,6 +267,9 @@ public final class CapturePipeline: Sendable {
     /// The video stream's own counters (borrowed and copied frames, skips), once started.
     public var videoStreamStatistics: VideoCaptureStatistics? { streams.withLock { $0.video?.statistics } }
 
+    /// The video stream, while it runs.
+    var videoStream: VideoCaptureStream? { streams.withLock { $0.video } }
+
     /// The audio format the sinks were opened with (the file's), once they are; nil without audio.
     public var audioFormat: AudioFormat? { state.withLock { $0.sinkAudioFormat } }
 

@@ -69,6 +69,27 @@ final class CacheWarmer: @unchecked Sendable {
         add(UnsafeRawPointer(bitPattern: begin), byteCount: Int(end - begin))
     }
 
+    /// The lines listed (a line listed twice counts twice).
+    var lineCount: Int {
+        let n = count.load(ordering: .acquiring)
+        return (0..<n).reduce(0) { $0 + entries[$1].lines }
+    }
+
+    /// Whether the line holding `address` is listed.
+    func lists(_ address: UnsafeRawPointer) -> Bool {
+        let line = UInt(bitPattern: address) & ~63
+        let n = count.load(ordering: .acquiring)
+        return (0..<n).contains { i in line >= entries[i].start && line < entries[i].start + UInt(entries[i].lines) * 64 }
+    }
+
+    /// Whether every line of `object`'s allocation is listed.
+    func lists(object: AnyObject) -> Bool {
+        let start = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        let size = cpw_allocation_size(start)
+        return stride(from: 0, to: size, by: 64).allSatisfy { lists(UnsafeRawPointer(start) + $0) }
+            && lists(UnsafeRawPointer(start) + (size - 1))
+    }
+
     /// Prefetches every line listed, in the order added. Lock-free; on the data thread at each wake-up.
     @inline(__always)
     func warm() {

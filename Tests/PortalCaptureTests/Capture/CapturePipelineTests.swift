@@ -11,6 +11,9 @@ final class PipelineSink: CaptureSink {
     let delay: Duration
     private let state = Mutex<(context: SinkContext?, frames: [(ts: UInt64, counter: UInt32, format: VideoFormat)], audio: [UInt64], closed: Int, end: UInt64?)>((nil, [], [], 0, nil))
 
+    /// Where the storage objects of borrowed frames live (addresses only: holding them would keep buffers lent).
+    private let borrowedStorages = Mutex<Set<UInt>>([])
+
     init(delay: Duration = .zero) { self.delay = delay }
 
     func open(_ context: SinkContext) throws(SinkError) { state.withLock { $0.context = context } }
@@ -18,6 +21,10 @@ final class PipelineSink: CaptureSink {
         switch sample {
         case .video(let frame):
             let counter = TestPattern.decodeCounter(frame)
+            if frame.storage.isBorrowed {
+                let address = UInt(bitPattern: Unmanaged.passUnretained(frame.storage).toOpaque())
+                _ = borrowedStorages.withLock { $0.insert(address) }
+            }
             state.withLock { $0.frames.append((frame.timestamp, counter, frame.format)) }
             if delay > .zero { usleep(UInt32(delay.components.attoseconds / 1_000_000_000_000) + UInt32(delay.components.seconds) * 1_000_000) }
         case .audio(let buffer):
@@ -35,6 +42,7 @@ final class PipelineSink: CaptureSink {
     /// Each audio chunk's timestamp, in the order they came.
     var audioTimestamps: [UInt64] { state.withLock { $0.audio } }
     var closeCount: Int { state.withLock { $0.closed } }
+    var storageAddresses: Set<UInt> { borrowedStorages.withLock { $0 } }
     var end: UInt64? { state.withLock { $0.end } }
 }
 
@@ -151,6 +159,30 @@ struct CapturePipelineTests {
         let counters = sink.frames.map(\.counter)
         #expect(zip(counters, counters.dropFirst()).allSatisfy { $0 < $1 })
         #expect(events.all.contains(.started(context.video!)))
+    }
+
+    @Test("the data thread's wake-up prefetches the stream, the lent buffer's storage, the pipeline, its queue and sinks")
+    func dataThreadWarmsThePath() async throws {
+        let rig = try await makeProducer("test-pipeline-warm")
+        defer { rig.producer.stop(); rig.core.close() }
+        let sink = PipelineSink(), events = PipelineEvents()
+        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: nil, sinks: [sink],
+                                       options: CapturePipelineOptions(video: .node(id: rig.node.id)), onEvent: events.handler)
+        try pipeline.start()
+        #expect(await eventually(timeout: .seconds(5)) { sink.frames.count >= 10 })
+        let stream = try #require(pipeline.videoStream)
+        let borrowed = try #require(pipeline.videoStreamStatistics?.framesBorrowed)
+        #expect(borrowed > 0)
+        let storages = sink.storageAddresses
+        stream.warmCaches { warmer in
+            #expect(warmer.lists(object: stream))
+            #expect(warmer.lists(object: pipeline))
+            #expect(warmer.lists(object: sink))
+            // Every buffer a frame borrowed has its storage listed (made on its first lend).
+            #expect(!storages.isEmpty)
+            #expect(storages.allSatisfy { warmer.lists(UnsafeRawPointer(bitPattern: $0)!) })
+        }
+        _ = await pipeline.finish()
     }
 
     @Test("a slow sink never stalls the stream: frames keep being dequeued and drops are counted")
