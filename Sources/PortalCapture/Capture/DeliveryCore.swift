@@ -66,7 +66,7 @@ final class DeliveryCore: Sendable {
         warmer.add(allocation: wakeup.semaphoreAddress)
         warmer.add(allocation: state.withLock { $0.queue.videoStorage })
         sinks.withUnsafeBufferPointer { warmer.add($0.baseAddress, byteCount: $0.count * MemoryLayout<any CaptureSink>.stride) }
-        for sink in sinks { warmer.add(object: sink) }
+        for sink in sinks { warmer.add(head: sink) }
     }
 
     /// O(1), never waits for the delivery thread: takes the lock only for the push.

@@ -55,10 +55,18 @@ final class CacheWarmer: @unchecked Sendable {
         add(allocation, byteCount: cpw_allocation_size(UnsafeMutableRawPointer(mutating: allocation)))
     }
 
-    /// A class instance: its whole allocation (header, reference counts and stored properties).
+    /// An object of ours: its whole allocation (header, reference counts and stored properties). Only for
+    /// objects made at run time, as ours are (`malloc_usable_size` reads the allocator's own header); an object
+    /// from elsewhere goes through `add(head:)`.
     func add(object: AnyObject?) {
         guard let object else { return }
         add(allocation: UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()))
+    }
+
+    /// The first `byteCount` bytes of an object whose allocation is not ours to inspect (a sink the caller
+    /// made, which could live anywhere): its header and first stored properties.
+    func add(head object: AnyObject, byteCount: Int = 128) {
+        add(UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()), byteCount: byteCount)
     }
 
     /// The frame path's code, when the build laid it out in one run (see the type's note).

@@ -177,7 +177,7 @@ struct CapturePipelineTests {
         stream.warmCaches { warmer in
             #expect(warmer.lists(object: stream))
             #expect(warmer.lists(object: pipeline))
-            #expect(warmer.lists(object: sink))
+            #expect(warmer.lists(UnsafeRawPointer(Unmanaged.passUnretained(sink).toOpaque())))
             // Every buffer a frame borrowed has its storage listed (made on its first lend).
             #expect(!storages.isEmpty)
             #expect(storages.allSatisfy { warmer.lists(UnsafeRawPointer(bitPattern: $0)!) })

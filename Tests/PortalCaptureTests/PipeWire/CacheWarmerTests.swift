@@ -24,6 +24,17 @@ struct CacheWarmerTests {
         #expect(!warmer.lists(UnsafeRawPointer(bitPattern: (end + 63) & ~63)!))
     }
 
+    @Test("an object from elsewhere is listed by its head only, without asking the allocator")
+    func objectHeadListed() {
+        let warmer = CacheWarmer()
+        let object = Wide()
+        warmer.add(head: object, byteCount: 64)
+        let start = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
+        #expect(warmer.lists(UnsafeRawPointer(bitPattern: start)!))
+        #expect(warmer.lineCount == ((start & 63) == 0 ? 1 : 2))
+        #expect(!warmer.lists(UnsafeRawPointer(bitPattern: (start + 64 + 63) & ~63)!))
+    }
+
     @Test("entries beyond the capacity are left out, and warming still works after the listed objects went")
     func capacityAndGoneObjects() {
         let warmer = CacheWarmer()
