@@ -64,16 +64,23 @@ final class StreamHandle: @unchecked Sendable {
         events.pointee.add_buffer = { data, buffer in if let buffer { StreamHandle.from(data)?.streamAddBuffer(buffer) } }
         events.pointee.remove_buffer = { data, buffer in if let buffer { StreamHandle.from(data)?.streamRemoveBuffer(buffer) } }
         events.pointee.process = { data in
-            let handle = Unmanaged<StreamHandle>.fromOpaque(data!).takeUnretainedValue()
+            let handle = StreamHandle.handle(data)
             handle.cacheWarmer.warm()
-            StreamHandle.from(data)?.streamProcess()
+            handle.currentOwner?.streamProcess()
         }
         pw_stream_add_listener(stream, hook, events, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    private static func from(_ data: UnsafeMutableRawPointer?) -> (any StreamHandleOwner)? {
-        Unmanaged<StreamHandle>.fromOpaque(data!).takeUnretainedValue().owner.withLock { $0.value }
+    private static func handle(_ data: UnsafeMutableRawPointer?) -> StreamHandle {
+        Unmanaged<StreamHandle>.fromOpaque(data!).takeUnretainedValue()
     }
+
+    private static func from(_ data: UnsafeMutableRawPointer?) -> (any StreamHandleOwner)? {
+        handle(data).currentOwner
+    }
+
+    /// The owner, held strongly for the caller's callback; nil once detached.
+    private var currentOwner: (any StreamHandleOwner)? { owner.withLock { $0.value } }
 
     /// Stops forwarding callbacks (the owner is going away) without destroying the stream yet.
     func detach() { owner.withLock { $0.value = nil } }
