@@ -47,7 +47,7 @@ import Synchronization
 /// reaches the producer a cycle later; the stream then keeps at least two in reserve.
 final class BufferLender: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `stream`, `slots`, `bufferCount`, `lent`'s elements, `lentCount`,
-    // `backlog`, `readForCopy`, `cacheWarmer` are touched under the owning stream's frame lock only (so they skip the runtime's
+    // `backlog`, `readForCopy`, `cacheWarmer`, `listedSlotTable` are touched under the owning stream's frame lock only (so they skip the runtime's
     // exclusivity check, as the stream's frame state does); `reserve`, `maximumLent`, `mapping` and the `lent`
     // pointer are immutable.
     private let reserve: Int
@@ -67,6 +67,8 @@ final class BufferLender: @unchecked Sendable {
     /// Buffers queued back that the stream has not yet handed to the producer (at most one goes per cycle).
     @exclusivity(unchecked) private var backlog = 0
     private let maximumLent: Int
+    /// The slot table's storage as last listed in `cacheWarmer` (see `listSlotTable`).
+    @exclusivity(unchecked) private var listedSlotTable: UnsafeRawPointer?
     /// Where the lender lists itself and each buffer's state for the data thread's wake-up (`CacheWarmer`).
     @exclusivity(unchecked) var cacheWarmer: CacheWarmer? {
         didSet {
@@ -220,7 +222,8 @@ final class BufferLender: @unchecked Sendable {
         if slot == slots.count { slots.append(nil) }
         slots[slot] = LentBuffer(buffer: buffer, slot: slot, mapping: mapping)
         cacheWarmer?.add(object: slots[slot])
-        slots.withUnsafeBufferPointer { cacheWarmer?.add($0.baseAddress, byteCount: $0.count * MemoryLayout<LentBuffer?>.stride) }
+        cacheWarmer?.add(object: mapping)
+        listSlotTable()
         buffer.pointee.user_data = UnsafeMutableRawPointer(bitPattern: slot + 1)
         bufferCount += 1
     }
@@ -275,11 +278,19 @@ final class BufferLender: @unchecked Sendable {
         known.mapping.beginRead()
         let previous = known.storage
         let storage = known.storage(offset: offset, byteCount: byteCount)
-        if storage !== previous {
-            cacheWarmer?.add(object: storage)
-            cacheWarmer?.add(object: known.mapping)
-        }
+        if storage !== previous { cacheWarmer?.add(object: storage) }
         return storage
+    }
+
+    /// Lists the slot table's storage, its whole capacity, once per allocation of it: listed again with every
+    /// buffer added, the same lines would be prefetched several times each wake-up.
+    private func listSlotTable() {
+        guard let cacheWarmer else { return }
+        slots.withUnsafeBufferPointer { table in
+            guard let base = table.baseAddress.map(UnsafeRawPointer.init), base != listedSlotTable else { return }
+            listedSlotTable = base
+            cacheWarmer.add(base, byteCount: slots.capacity * MemoryLayout<LentBuffer?>.stride)
+        }
     }
 
     /// Stops queueing (the stream is going): every buffer is forgotten, lent ones stay mapped for their frames.
