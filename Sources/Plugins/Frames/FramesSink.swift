@@ -65,6 +65,11 @@ public final class FramesSink: CaptureSink, @unchecked Sendable {
             }
         } else if (st.st_mode & S_IFMT) != S_IFDIR {
             throw .filePermissions(path: dir, reason: "not a folder; the frames sink writes one PNG per frame into a folder")
+        } else if st.st_uid != geteuid() && st.st_uid != 0 {
+            throw .filePermissions(path: dir, reason: "the folder belongs to another user (uid \(st.st_uid)), who could "
+                + "take the frames; choose a folder of your own")
+        } else if let reason = PrivateFile.unsafeFolderReason(dir) {
+            throw .filePermissions(path: dir, reason: reason)
         }
         directory = dir
         let encoder = PNGEncoder()

@@ -33,7 +33,7 @@ final class OutputFile {
     private let ownsDescriptor: Bool
 
     /// Creates (or truncates) `path` with mode 0600. `-` means standard output. `reserve` of 0 disables the
-    /// reserve.
+    /// reserve. See `openPrivately` for what is refused.
     init(path: String, sink: String, reserve: Int64 = 0) throws(SinkError) {
         self.path = path
         self.sink = sink
@@ -42,12 +42,8 @@ final class OutputFile {
             fd = STDOUT_FILENO
             ownsDescriptor = false
         } else {
-            let flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC
-            fd = Glibc.open(path, flags, 0o600)
-            guard fd >= 0 else { throw OutputFile.openError(errno, path: path) }
+            fd = try OutputFile.openPrivately(path)
             ownsDescriptor = true
-            // An existing file keeps its mode through O_TRUNC; recordings are private.
-            _ = fchmod(fd, 0o600)
         }
         isSeekable = lseek(fd, 0, SEEK_CUR) >= 0
         var st = stat()
@@ -135,6 +131,67 @@ final class OutputFile {
             // a failing write instead.
             reserving = false
         }
+    }
+
+    /// Opens `path` for writing without letting anyone else choose what is written to: a symbolic link is
+    /// not followed (someone could have planted it where the recording goes, pointing at a file of yours);
+    /// an existing file or FIFO must be your own (else another user would receive the recording), and an
+    /// existing file becomes mode 0600 before it is emptied. Character devices (`/dev/null`, a terminal) are
+    /// taken as they are. `/proc/self/fd/N` names a descriptor this process holds (pwrecord's `-o` partial
+    /// file) and is the one link followed.
+    static func openPrivately(_ path: String) throws(SinkError) -> Int32 {
+        let ownDescriptor = path.hasPrefix("/proc/self/fd/")
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (ownDescriptor ? 0 : O_NOFOLLOW)
+        // Non-blocking first: a FIFO without a reader would block the open before it could be checked (ENXIO
+        // instead). Checked as a name first, it is then opened to wait for its reader, and checked again.
+        var fd = Glibc.open(path, flags | O_NONBLOCK, 0o600)
+        if fd < 0 && errno == ENXIO {
+            var st = stat()
+            if lstat(path, &st) == 0 && st.st_uid != geteuid() {
+                throw .filePermissions(path: path, reason: foreignReason(st.st_uid))
+            }
+            fd = Glibc.open(path, flags, 0o600)
+        } else if fd >= 0 {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        }
+        guard fd >= 0 else {
+            let e = errno
+            if e == ELOOP {
+                throw .filePermissions(path: path, reason: "it is a symbolic link, and a recording is written only to "
+                    + "the file itself; give the path it points to (or - for standard output)")
+            }
+            throw openError(e, path: path)
+        }
+        func refuse(_ reason: String) -> SinkError {
+            Glibc.close(fd)
+            return .filePermissions(path: path, reason: reason)
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw refuse(String(cString: strerror(errno))) }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG, S_IFIFO:
+            guard st.st_uid == geteuid() else {
+                throw refuse(foreignReason(st.st_uid))
+            }
+            guard (st.st_mode & S_IFMT) == S_IFREG else { return fd }
+            guard fchmod(fd, 0o600) == 0 else {
+                throw refuse("cannot make it private (mode 0600): \(String(cString: strerror(errno)))")
+            }
+            guard ftruncate(fd, 0) == 0 else {
+                let e = errno
+                Glibc.close(fd)
+                throw openError(e, path: path)
+            }
+            return fd
+        case S_IFCHR:
+            return fd
+        default:
+            throw refuse("it is neither a file, a FIFO nor a character device")
+        }
+    }
+
+    private static func foreignReason(_ uid: uid_t) -> String {
+        "it belongs to another user (uid \(uid)), who could read the recording; choose a name of your own"
     }
 
     static func openError(_ e: Int32, path: String) -> SinkError {

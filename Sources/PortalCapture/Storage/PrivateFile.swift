@@ -69,7 +69,7 @@ public enum PrivateFile {
 
     /// Why a folder is no place for a private file, or nil: writable by others without the sticky bit, anyone
     /// could rename the file away (or replace it) while it is written.
-    static func unsafeFolderReason(_ dir: String) -> String? {
+    public static func unsafeFolderReason(_ dir: String) -> String? {
         var st = stat()
         guard stat(dir, &st) == 0 else { return nil }
         guard st.st_mode & S_IWOTH != 0, st.st_mode & S_ISVTX == 0 else { return nil }
