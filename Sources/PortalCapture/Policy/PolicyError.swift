@@ -60,6 +60,9 @@ public enum PolicyError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// The user (by name or uid) has no passwd entry, so the policy cannot tell who is recording.
     case unknownUser(String)
+    /// The user's groups could not be read from the group database (an NSS source failing, an entry too
+    /// large), so a rule naming a group could be missed.
+    case groupLookupFailed(user: String, reason: String)
     /// Watching the policy files failed; `function` is the failing C call (e.g. `inotify_init1`).
     case watchFailed(function: String, errno: Int32)
 
@@ -125,6 +128,9 @@ public enum PolicyError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "); try again within those hours or ask your administrator"
         case .unknownUser(let user):
             "no passwd entry for user \(user); the recording policy cannot tell who is recording"
+        case .groupLookupFailed(let user, let reason):
+            "cannot read the groups of user \(user): \(reason); the recording policy cannot tell which rules apply "
+                + "(check the group database, e.g. 'getent group', and nsswitch.conf)"
         case .watchFailed(let function, let errno):
             "cannot watch the policy files: \(function) failed (errno \(errno)); "
                 + "raise fs.inotify.max_user_instances or max_user_watches if they are exhausted"

@@ -45,25 +45,56 @@ struct PolicyPasswdEntry {
         return nil
     }
 
-    /// The names of the user's groups from the group database (`getgrouplist`, then `getgrgid_r`).
-    func groupNames() -> [String] {
+    /// `getgrgid_r`'s shape, so tests can stand in for the group database.
+    typealias GroupLookup = (gid_t, UnsafeMutablePointer<Glibc.group>, UnsafeMutablePointer<CChar>, Int,
+                             UnsafeMutablePointer<UnsafeMutablePointer<Glibc.group>?>) -> Int32
+
+    /// The largest buffer a group entry may need (a group with very many members); past it the lookup fails.
+    static let largestGroupBuffer = 16 << 20
+
+    /// The names of the user's groups from the group database (`getgrouplist`, then `getgrgid_r`). A lookup
+    /// that fails (an NSS source down, an entry too large) throws instead of leaving the group out: a group
+    /// the policy restricts must never go unnoticed. A gid without a group entry has no name to match and is
+    /// left out.
+    func groupNames(lookup: GroupLookup = { getgrgid_r($0, $1, $2, $3, $4) }) throws(PolicyError) -> [String] {
         var count: Int32 = 64
         var gids = [gid_t](repeating: 0, count: Int(count))
         if getgrouplist(name, gid, &gids, &count) == -1 {
             gids = [gid_t](repeating: 0, count: Int(count))
-            guard getgrouplist(name, gid, &gids, &count) != -1 else { return [] }
+            guard getgrouplist(name, gid, &gids, &count) != -1 else {
+                throw .groupLookupFailed(user: name, reason: "getgrouplist found more groups than it reported")
+            }
         }
         var names: [String] = []
         for gid in gids.prefix(Int(count)) {
-            var group = Glibc.group()
-            var result: UnsafeMutablePointer<Glibc.group>? = nil
-            var buffer = [CChar](repeating: 0, count: 16_384)
-            let rc = buffer.withUnsafeMutableBufferPointer { getgrgid_r(gid, &group, $0.baseAddress!, $0.count, &result) }
-            if rc == 0, result != nil, let name = group.gr_name {
-                let text = String(cString: name)
-                if !names.contains(text) { names.append(text) }
-            }
+            guard let text = try Self.groupName(gid, user: name, lookup: lookup) else { continue }
+            if !names.contains(text) { names.append(text) }
         }
         return names
+    }
+
+    /// The name of group `gid`, nil when it has no entry; the buffer grows while `lookup` says ERANGE.
+    static func groupName(_ gid: gid_t, user: String, lookup: GroupLookup) throws(PolicyError) -> String? {
+        var size = 16_384
+        while true {
+            var group = Glibc.group()
+            var result: UnsafeMutablePointer<Glibc.group>? = nil
+            var buffer = [CChar](repeating: 0, count: size)
+            let rc = buffer.withUnsafeMutableBufferPointer { lookup(gid, &group, $0.baseAddress!, $0.count, &result) }
+            switch rc {
+            case 0:
+                guard result != nil, let name = group.gr_name else { return nil }
+                return String(cString: name)
+            case ERANGE where size < largestGroupBuffer:
+                size *= 4
+            case ERANGE:
+                throw .groupLookupFailed(user: user, reason: "the entry of group \(gid) is larger than \(largestGroupBuffer >> 20) MiB")
+            case ENOENT, ESRCH, EBADF, EPERM:
+                // What getgrgid_r(3) lists for "no such group" besides a nil result.
+                return nil
+            default:
+                throw .groupLookupFailed(user: user, reason: "group \(gid): \(String(cString: strerror(rc)))")
+            }
+        }
     }
 }

@@ -38,7 +38,7 @@ public struct PolicySubject: Sendable, Equatable {
     public static func current(appID: String? = nil) throws(PolicyError) -> PolicySubject {
         let uid = geteuid()
         guard let entry = PolicyPasswdEntry(uid: uid) else { throw .unknownUser("uid \(uid)") }
-        var subject = PolicySubject(user: entry.name, groups: entry.groupNames(), appID: appID,
+        var subject = PolicySubject(user: entry.name, groups: try entry.groupNames(), appID: appID,
                                     executable: PolicyPath.realPath("/proc/self/exe"), home: entry.home)
         subject.groupsFromDatabase = true
         return subject
@@ -49,18 +49,19 @@ public struct PolicySubject: Sendable, Equatable {
                               executable: String? = nil) throws(PolicyError) -> PolicySubject {
         guard let entry = PolicyPasswdEntry(name: user) else { throw .unknownUser(user) }
         let exe = executable.map { PolicyPath.resolve($0) ?? $0 }
-        var subject = PolicySubject(user: entry.name, groups: entry.groupNames(), appID: appID, executable: exe,
+        var subject = PolicySubject(user: entry.name, groups: try entry.groupNames(), appID: appID, executable: exe,
                                     home: entry.home)
         subject.groupsFromDatabase = true
         return subject
     }
 
     /// The subject with its groups read again from the group database (an administrator's `usermod -aG`
-    /// reaches a recording already running); unchanged when its groups were given, or the user is gone.
-    func refreshingGroups() -> PolicySubject {
+    /// reaches a recording already running); unchanged when its groups were given, or the user is gone. A
+    /// failing group database throws (the caller fails closed).
+    func refreshingGroups() throws(PolicyError) -> PolicySubject {
         guard groupsFromDatabase, let entry = PolicyPasswdEntry(name: user) else { return self }
         var subject = self
-        subject.groups = entry.groupNames()
+        subject.groups = try entry.groupNames()
         return subject
     }
 }

@@ -174,7 +174,12 @@ final class PolicyWatchEngine: Sendable {
             if let policy { state.current.policy = policy }
             // Groups are read again each time: a user added to (or removed from) a group is covered from the
             // next decision on, within `groupRefreshMilliseconds` even if nothing else changes.
-            let decision = state.current.policy.decision(for: subject.refreshingGroups(), at: clock(), timeZone: timeZone)
+            let decision: PolicyDecision
+            do throws(PolicyError) {
+                decision = state.current.policy.decision(for: try subject.refreshingGroups(), at: clock(), timeZone: timeZone)
+            } catch {
+                decision = .failedClosed([error])
+            }
             guard decision != state.current.decision else { return nil }
             state.current.decision = decision
             state.streams.values.forEach { $0.yield(decision) }

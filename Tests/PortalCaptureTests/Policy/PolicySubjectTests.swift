@@ -31,4 +31,40 @@ struct PolicySubjectTests {
         }
         #expect(PolicyError.unknownUser("x").description == "no passwd entry for user x; the recording policy cannot tell who is recording")
     }
+
+    @Test("a group entry larger than the first buffer is read by growing the buffer, not left out")
+    func largeGroupEntry() throws {
+        var sizes: [Int] = []
+        let name = try PolicyPasswdEntry.groupName(4242, user: "someone") { _, group, buffer, size, result in
+            sizes.append(size)
+            guard size >= 1 << 20 else { return ERANGE }
+            strcpy(buffer, "huge-team")
+            group.pointee.gr_name = buffer
+            result.pointee = group
+            return 0
+        }
+        #expect(name == "huge-team")
+        #expect(sizes.first == 16_384 && sizes.last! >= 1 << 20)
+    }
+
+    @Test("a failing group database is an error naming the user and group, never a group left out")
+    func failingGroupDatabase() throws {
+        #expect(throws: PolicyError.groupLookupFailed(user: "someone", reason: "group 4242: Input/output error")) {
+            try PolicyPasswdEntry.groupName(4242, user: "someone") { _, _, _, _, _ in EIO }
+        }
+        #expect(throws: PolicyError.self) {
+            try PolicyPasswdEntry.groupName(4242, user: "someone") { _, _, _, _, _ in ERANGE }
+        }
+        let entry = try #require(PolicyPasswdEntry(uid: geteuid()))
+        #expect(throws: PolicyError.groupLookupFailed(user: entry.name, reason: "group \(entry.gid): Input/output error")) {
+            try entry.groupNames { _, _, _, _, _ in EIO }
+        }
+        #expect(PolicyError.groupLookupFailed(user: "u", reason: "r").description.hasPrefix("cannot read the groups of user u: r;"))
+    }
+
+    @Test("a gid without a group entry has no name and is no error")
+    func missingGroupEntry() throws {
+        #expect(try PolicyPasswdEntry.groupName(4242, user: "someone") { _, _, _, _, result in result.pointee = nil; return 0 } == nil)
+        #expect(try PolicyPasswdEntry.groupName(4242, user: "someone") { _, _, _, _, _ in ENOENT } == nil)
+    }
 }
