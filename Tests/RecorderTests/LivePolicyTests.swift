@@ -39,6 +39,23 @@ struct LivePolicyTests {
         #expect(spy.stopErrors == [nil])
     }
 
+    @Test("a capture to the app's handler stops with disabled when the policy's sinks no longer name 'callback'")
+    func callbackNoLongerAllowed() async throws {
+        let h = try RecorderHarness()
+        let spy = DelegateSpy()
+        h.recorder.delegate = spy
+        let counter = SampleCounter()
+        try await h.recorder.startCapture { sample in counter.add(sample) }
+        #expect(await eventually { counter.video >= 3 })
+        try h.writeUserPolicy("[defaults]\nsinks = encoder\n")
+        #expect(await eventually(timeout: .seconds(5)) { spy.stopErrors.count == 1 }, "still capturing")
+        guard case .disabled(let reason)?? = spy.stopErrors.first else {
+            Issue.record("expected disabled, got \(spy.stopErrors)")
+            return
+        }
+        #expect(reason.contains("'callback'"), "\(reason)")
+    }
+
     @Test("system audio the policy no longer allows stops the recording with disabled, and the file plays")
     func systemAudioNoLongerAllowed() async throws {
         let h = try RecorderHarness()

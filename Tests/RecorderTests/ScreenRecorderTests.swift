@@ -131,6 +131,31 @@ struct ScreenRecorderTests {
         #expect(h.recorder.policyDecision.microphoneAllowed && !h.recorder.policyDecision.systemAudioAllowed)
     }
 
+    @Test("a capture to the app's handler is the policy's 'callback' sink: refused before any portal call when the sinks leave it out")
+    func captureHandlerIsCallbackSink() async throws {
+        let h = try RecorderHarness(systemPolicy: "[defaults]\nsinks = encoder, raw\n")
+        do {
+            try await h.recorder.startCapture { _ in }
+            Issue.record("expected disabled")
+        } catch {
+            guard case .disabled(let reason) = error else { Issue.record("got \(error)"); return }
+            #expect(reason.contains("'callback'"), "\(reason)")
+        }
+        do {
+            _ = try await h.recorder.startCapture(bufferLimit: 2)
+            Issue.record("expected disabled for the AsyncSequence form too")
+        } catch {
+            guard case .disabled = error else { Issue.record("got \(error)"); return }
+        }
+        #expect(h.provider.startCalls == 0)
+
+        let allowed = try RecorderHarness(systemPolicy: "[defaults]\nsinks = callback\n")
+        let counter = SampleCounter()
+        try await allowed.recorder.startCapture { sample in counter.add(sample) }
+        #expect(await eventually { counter.video >= 3 })
+        try await allowed.recorder.stopCapture()
+    }
+
     @Test("an unwritable output is refused before consent is asked")
     func unwritableOutputBeforeConsent() async throws {
         let h = try RecorderHarness()

@@ -6,8 +6,13 @@ struct PreflightCheck {
     var appID: String
     var options: RecordingOptions
     var keepsFile: Bool
+    /// Samples go to the app's own handler (`startCapture`): the policy names that sink `callback`.
+    var deliversToHandler = false
     var configuration: ScreenRecorderConfiguration
     var decision: PolicyDecision
+
+    /// The sink id the policy's `sinks` gives to an app's own handler (docs/policy.md).
+    static let handlerSinkID = "callback"
 
     func run() throws(RecordingError) {
         // The app id names the kept recording's folder and the portal session; checked even when nothing is kept.
@@ -35,7 +40,7 @@ struct PreflightCheck {
         if options.systemAudio && !decision.systemAudioAllowed {
             throw .disabled(reason: "the policy does not allow recording system audio (system-audio = deny); record without it")
         }
-        let sinkIDs = (keepsFile ? ["encoder"] : []) + options.sinks.map { spec in
+        let sinkIDs = (keepsFile ? ["encoder"] : []) + (deliversToHandler ? [Self.handlerSinkID] : []) + options.sinks.map { spec in
             String(spec.prefix { $0 != ":" })
         }
         if let denied = sinkIDs.first(where: { !decision.allowsSink($0) }) {

@@ -22,6 +22,8 @@ final class RecordingSession: Sendable {
     let destination: URL?
     /// Whether the recording writes a file (not a capture to a handler only): what the policy's checks ask.
     let keepsFile: Bool
+    /// Whether samples also go to the app's handler (`startCapture`): the policy's `callback` sink.
+    let deliversToHandler: Bool
     /// The `-o` partial file's descriptor, which the encoder writes through; closed once the sinks are done.
     private let held: HeldDescriptor
     /// For a recording that becomes the app's kept one: held until it is finalized (`AppRecordingLock`).
@@ -48,8 +50,8 @@ final class RecordingSession: Sendable {
 
     private init(appID: String, options: RecordingOptions, configuration: ScreenRecorderConfiguration,
                  grant: any ScreenCastGrant, audioCore: PipeWireCore?, pipeline: CapturePipeline, file: URL?,
-                 destination: URL?, keepsFile: Bool, held: HeldDescriptor, appLock: AppRecordingLock?,
-                 onEnd: @escaping @Sendable (RecordingSession, RecordingError?) -> Void) {
+                 destination: URL?, keepsFile: Bool, deliversToHandler: Bool, held: HeldDescriptor,
+                 appLock: AppRecordingLock?, onEnd: @escaping @Sendable (RecordingSession, RecordingError?) -> Void) {
         self.appID = appID
         self.options = options
         self.configuration = configuration
@@ -59,6 +61,7 @@ final class RecordingSession: Sendable {
         self.file = file
         self.destination = destination
         self.keepsFile = keepsFile
+        self.deliversToHandler = deliversToHandler
         self.held = held
         self.appLock = appLock
         self.onEnd = onEnd
@@ -71,8 +74,8 @@ final class RecordingSession: Sendable {
                       onProgress: @escaping @Sendable (RecordingProgress) -> Void) async throws(RecordingError) -> RecordingSession {
         // 1. Everything that needs no one's consent.
         try options.validate()
-        try PreflightCheck(appID: appID, options: options, keepsFile: keepsFile, configuration: configuration,
-                           decision: decision).run()
+        try PreflightCheck(appID: appID, options: options, keepsFile: keepsFile, deliversToHandler: !extraSinks.isEmpty,
+                           configuration: configuration, decision: decision).run()
         var registry = configuration.sinks
         registry.allowed = decision.allowedSinks.map { .only($0) } ?? .all
         let destination = keepsFile ? options.output : nil
@@ -189,7 +192,8 @@ final class RecordingSession: Sendable {
         }
         let session = RecordingSession(appID: appID, options: options, configuration: configuration, grant: grant,
                                        audioCore: audioCore, pipeline: pipeline, file: file, destination: destination,
-                                       keepsFile: keepsFile, held: heldFile, appLock: appLock, onEnd: onEnd)
+                                       keepsFile: keepsFile, deliversToHandler: !extraSinks.isEmpty, held: heldFile,
+                                       appLock: appLock, onEnd: onEnd)
         do {
             try pipeline.start()
         } catch {
@@ -432,8 +436,8 @@ final class RecordingSession: Sendable {
         // Kept first: the end's output check must see the policy that stopped the recording.
         state.withLock { $0.decision = decision }
         do throws(RecordingError) {
-            try PreflightCheck(appID: appID, options: options, keepsFile: keepsFile, configuration: configuration,
-                               decision: decision).checkPolicy()
+            try PreflightCheck(appID: appID, options: options, keepsFile: keepsFile, deliversToHandler: deliversToHandler,
+                               configuration: configuration, decision: decision).checkPolicy()
         } catch {
             end(error)
             return
