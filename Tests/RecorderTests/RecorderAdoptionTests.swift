@@ -196,7 +196,15 @@ struct SilentMicrophoneTests {
     @Test("a microphone that sends nothing leaves a warning with the recording (and in its info), not a silent success")
     func silentMicrophoneIsReported() async throws {
         let h = try RecorderHarness()
-        try await h.recorder.startRecording(RecordingOptions().microphone(true, node: "no-such-microphone"))
+        // A microphone that is there and linked but has stopped delivering (paused).
+        let core = try PipeWireCore(name: "pwrecord-test-silent-mic")
+        defer { core.close() }
+        let name = "pwrecord-silent-mic-\(UInt32.random(in: 0...UInt32.max))"
+        let mic = try AudioProducerStream(core: core, nodeName: name)
+        defer { mic.stop() }
+        _ = try await mic.waitUntilReady()
+        mic.setActive(false)
+        try await h.recorder.startRecording(RecordingOptions().microphone(true, node: name))
         try await Task.sleep(for: .milliseconds(1500))
         let recording = try await h.recorder.stopRecording()
         let warnings = recording.info.warnings ?? []

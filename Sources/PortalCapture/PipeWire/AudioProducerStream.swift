@@ -134,6 +134,14 @@ public final class AudioProducerStream: @unchecked Sendable {
         }
     }
 
+    /// Pauses (`false`) or resumes the node (`pw_stream_set_active`): a paused microphone is still there and
+    /// linked, but sends nothing, like a device that has stopped delivering.
+    public func setActive(_ active: Bool) {
+        core.withLock {
+            if let stream = handle?.stream { _ = pw_stream_set_active(stream, active) }
+        }
+    }
+
     /// Destroys the node; reports `.ended(.stopped)`. Idempotent.
     public func stop() { teardown(cause: .stopped) }
 

@@ -113,6 +113,30 @@ final class RecordingSession: Sendable {
         }
         sinks += extraSinks
 
+        // The audio nodes, checked against what the policy allows (`AudioSourceCheck`), before anyone is asked.
+        var audioCore: PipeWireCore?
+        var audio: (microphone: PipeWireTarget?, systemAudio: PipeWireTarget?) = (nil, nil)
+        if options.microphone || options.systemAudio {
+            do { audioCore = try PipeWireCore(name: "pwrecord-audio", remote: configuration.pipewireRemote) } catch {
+                abandon(sinks, file, configuration.store, heldFile)
+                let what = options.microphone ? (options.systemAudio ? "the microphone and system audio" : "the microphone") : "system audio"
+                throw .failedToStart(reason: "cannot reach PipeWire for \(what): \(error)")
+            }
+            do throws(RecordingError) {
+                let check = AudioSourceCheck()
+                if options.microphone {
+                    audio.microphone = try await check.target(.microphone, node: options.microphoneNode, core: audioCore!, decision: decision)
+                }
+                if options.systemAudio {
+                    audio.systemAudio = try await check.target(.systemAudio, node: options.systemAudioNode, core: audioCore!, decision: decision)
+                }
+            } catch {
+                audioCore?.close()
+                abandon(sinks, file, configuration.store, heldFile)
+                throw error
+            }
+        }
+
         // 2. Consent.
         let grant: any ScreenCastGrant
         do {
@@ -120,23 +144,15 @@ final class RecordingSession: Sendable {
                 appID: appID, sources: options.sources, multiple: options.multiple, cursor: options.cursor,
                 consentMemory: decision.consentMemory))
         } catch {
+            audioCore?.close()
             abandon(sinks, file, configuration.store, heldFile)
             throw error
         }
 
         // 3. Capture.
-        var audioCore: PipeWireCore?
-        if options.microphone || options.systemAudio {
-            do { audioCore = try PipeWireCore(name: "pwrecord-audio", remote: configuration.pipewireRemote) } catch {
-                await grant.close()
-                abandon(sinks, file, configuration.store, heldFile)
-                let what = options.microphone ? (options.systemAudio ? "the microphone and system audio" : "the microphone") : "system audio"
-                throw .failedToStart(reason: "cannot reach PipeWire for \(what): \(error)")
-            }
-        }
         var pipelineOptions = CapturePipelineOptions(video: .node(id: grant.nodeID))
-        pipelineOptions.microphone = options.microphone ? (options.microphoneNode.map { .object($0) } ?? .default) : nil
-        pipelineOptions.systemAudio = options.systemAudio ? (options.systemAudioNode.map { .object($0) } ?? .default) : nil
+        pipelineOptions.microphone = audio.microphone
+        pipelineOptions.systemAudio = audio.systemAudio
         pipelineOptions.processing = FrameProcessingOptions()
             .compositingCursor(options.cursor == .metadata)
             .masking(options.masks)
