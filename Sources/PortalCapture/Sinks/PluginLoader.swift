@@ -43,9 +43,9 @@ public struct PluginLoader: Sendable {
         self.init(directories: directories, descriptorFolder: "/proc/self/fd")
     }
 
-    init(directories: [String], descriptorFolder: String) {
+    init(directories: [String], descriptorFolder: String, trust: PluginTrust = PluginTrust()) {
         self.directories = directories
-        self.trust = PluginTrust()
+        self.trust = trust
         self.descriptorFolder = descriptorFolder
     }
 
@@ -92,11 +92,15 @@ public struct PluginLoader: Sendable {
     /// Checks and loads one plugin file (its folder must pass the trust rules too).
     public func load(file path: String) throws(SinkError) -> SinkFactory {
         try trust.checkDirectory(PluginTrust.parentDirectory(of: path))
-        return try load(try trust.openFile(path), path: path)
+        let file = try trust.openFile(path)
+        var st = stat(), folder = stat()
+        let installedByRoot = fstat(file.descriptor, &st) == 0 && st.st_uid == 0
+            && stat(PluginTrust.parentDirectory(of: path), &folder) == 0 && folder.st_uid == 0
+        return try load(file, path: path, installedByRoot: installedByRoot)
     }
 
     /// Loads a file `PluginTrust` opened and checked, through its descriptor: what runs is what was checked.
-    func load(_ file: consuming PluginFile, path: String) throws(SinkError) -> SinkFactory {
+    func load(_ file: consuming PluginFile, path: String, installedByRoot: Bool = false) throws(SinkError) -> SinkFactory {
         let name = try file.loaderPath(in: descriptorFolder, for: path)
         guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
             // dlerror names the file as it was opened (/proc/self/fd/N): the user knows it by its path.
@@ -114,13 +118,14 @@ public struct PluginLoader: Sendable {
             throw .pluginRejected(path: path, reason:
                 "the plugin declined this host's plugin ABI \(PWREC_ABI_VERSION_CURRENT); install a build of the plugin for this pwrecord")
         }
-        return try PluginLoader.factory(from: table, path: path, isolation: isolation)
+        return try PluginLoader.factory(from: table, path: path, isolation: isolation, installedByRoot: installedByRoot)
     }
 
     /// Validates a table and wraps it in a factory. Reads `abi_version` and `struct_size` first and nothing
     /// else until both pass.
     static func factory(from table: UnsafePointer<pwrec_sink_v1>, path: String,
-                        isolation: SinkIsolation = SinkIsolation()) throws(SinkError) -> SinkFactory {
+                        isolation: SinkIsolation = SinkIsolation(),
+                        installedByRoot: Bool = false) throws(SinkError) -> SinkFactory {
         let raw = UnsafeRawPointer(table)
         let version = raw.load(fromByteOffset: 0, as: UInt32.self)
         let size = raw.load(fromByteOffset: 4, as: UInt32.self)
@@ -158,7 +163,8 @@ public struct PluginLoader: Sendable {
         }
         let summary = t.description.map { String(cString: $0) } ?? "(plugin)"
         let plugin = PluginTable(table: table, id: id, path: path)
-        return SinkFactory(id: id, summary: summary, options: options, origin: path) { (opts) throws(SinkError) in
+        return SinkFactory(id: id, summary: summary, options: options, origin: path,
+                           installedByRoot: installedByRoot) { (opts) throws(SinkError) in
             try PluginSink(plugin: plugin, options: opts, isolation: isolation)
         }
     }

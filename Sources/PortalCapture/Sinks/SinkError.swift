@@ -10,8 +10,10 @@ public enum SinkError: Error, Equatable, Sendable, CustomStringConvertible {
     case unsupported(sink: String, reason: String)
     /// A sink id nobody registered.
     case unknownSink(id: String, known: [String])
-    /// The policy's allowed-sinks list excludes this sink.
-    case notAllowed(id: String)
+    /// The policy's allowed-sinks list excludes this sink; or it names it, but the sink would come from
+    /// `userPlugin`, a plugin file the user (not root) installed, which may not stand in for a sink the
+    /// administrator allowed.
+    case notAllowed(id: String, userPlugin: String? = nil)
     /// A plugin file that was refused or failed to load.
     case pluginRejected(path: String, reason: String)
     /// An isolated sink (a plugin's, `SinkIsolation`) did not take its queued samples and close within
@@ -32,8 +34,11 @@ public enum SinkError: Error, Equatable, Sendable, CustomStringConvertible {
             "sink '\(sink)': \(reason)"
         case .unknownSink(let id, let known):
             "unknown sink '\(id)'; known sinks: \(known.joined(separator: ", ")) (see `pwrecord sinks`)"
-        case .notAllowed(let id):
+        case .notAllowed(let id, nil):
             "sink '\(id)' is not allowed by the recording policy; ask your administrator or use an allowed sink"
+        case .notAllowed(let id, let plugin?):
+            "sink '\(id)' is allowed by the recording policy only as installed by root, and this one is your own "
+                + "plugin \(plugin); ask your administrator to install it in /usr/lib/pwrecord/plugins"
         case .pluginRejected(let path, let reason):
             "plugin \(path) was not loaded: \(reason)"
         case .abandoned(let sink, let pluginPath, let after):

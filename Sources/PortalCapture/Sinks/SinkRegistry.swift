@@ -45,9 +45,12 @@ public struct SinkRegistry: Sendable {
     /// Creates the sink a spec names: unknown ids give `unknownSink`, ids the policy excludes give
     /// `notAllowed` (checked before the spec's options, so a refused sink reveals nothing), unknown options
     /// or bad values give `invalidOption` naming the sink and the option.
+    /// Under an allow list, a sink must also be root's (`SinkFactory.installedByRoot`): `notAllowed` names
+    /// the user's plugin otherwise.
     public func makeSink(_ spec: SinkSpec) throws(SinkError) -> any CaptureSink {
         let f = try factory(for: spec.id)
         try authorize(spec.id)
+        if case .only = allowed, !f.installedByRoot { throw .notAllowed(id: spec.id, userPlugin: f.origin) }
         var given: [String: String] = [:]
         for (k, v) in spec.options { given[k] = v }
         let options = try SinkOptions(sink: spec.id, given: given, declared: f.options)
