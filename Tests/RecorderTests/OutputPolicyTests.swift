@@ -37,6 +37,23 @@ struct OutputPolicyTests {
         #expect(h.provider.startCalls == 0)
     }
 
+    @Test("an option that is no path (the encoder's audio codec) is not taken for one; the raw sink's audio= file is")
+    func nonPathOptionIgnored() async throws {
+        let (h, allowed) = try await harness()
+        let inside = allowed.appendingPathComponent("side.mkv").path
+        try await h.recorder.startRecording(RecordingOptions().output(allowed.appendingPathComponent("d.mkv"))
+            .sinks(["encoder:output=\(inside),audio=opus"]))
+        try await Task.sleep(for: .milliseconds(500))
+        _ = try await h.recorder.stopRecording()
+        #expect(try MediaTool.probe(inside).contains { $0.type == "video" })
+
+        let outside = h.root.appendingPathComponent("elsewhere.wav").path
+        let options = RecordingOptions().output(allowed.appendingPathComponent("e.mkv"))
+            .sinks(["raw:output=\(allowed.path)/e.y4m,audio=\(outside)"])
+        let reason = await disabledReason { try await h.recorder.startRecording(options) }
+        #expect(reason?.contains("raw:audio=\(outside)") == true, "\(reason ?? "")")
+    }
+
     @Test("a sink writing to standard output is refused under output-dirs: the shell could send it anywhere")
     func sinkStandardOutput() async throws {
         let (h, allowed) = try await harness()

@@ -97,7 +97,7 @@ extension EncoderSink {
         id: "encoder",
         summary: "encodes to a file with FFmpeg: mkv/mp4/webm, h264/vp9/av1/ffv1, opus/aac/flac",
         options: [
-            SinkOptionInfo("output", summary: "file to write (or -); needed with 'record --sink'"),
+            SinkOptionInfo("output", summary: "file to write (or -); needed with 'record --sink'", isPath: true),
             SinkOptionInfo("container", choices: Options.Container.allCases.map(\.rawValue),
                            summary: "default: from the output's extension, else mkv"),
             SinkOptionInfo("codec", default: "h264", choices: Options.VideoCodec.allCases.map(\.rawValue),

@@ -122,7 +122,7 @@ extension FramesSink {
     public static let factory = SinkFactory(
         id: "frames", summary: "a PNG per frame, or every Nth frame, into a folder",
         options: [
-            SinkOptionInfo("output", summary: "folder for the PNGs; needed with 'record --sink'"),
+            SinkOptionInfo("output", summary: "folder for the PNGs; needed with 'record --sink'", isPath: true),
             SinkOptionInfo("every", default: "1", summary: "keep one frame in N"),
             SinkOptionInfo("prefix", default: "frame", summary: "file name prefix"),
             SinkOptionInfo("queue", default: "8", summary: "frames queued for encoding before overflow applies"),

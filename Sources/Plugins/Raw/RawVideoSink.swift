@@ -141,8 +141,8 @@ extension RawVideoSink {
     public static let factory = SinkFactory(
         id: "raw", summary: "uncompressed Y4M video (+ WAV audio in a second file), for piping into other tools",
         options: [
-            SinkOptionInfo("output", summary: "file, folder or - (stdout); needed with 'record --sink'"),
-            SinkOptionInfo("audio", summary: "WAV file for audio; default: the video path with .wav"),
+            SinkOptionInfo("output", summary: "file, folder or - (stdout); needed with 'record --sink'", isPath: true),
+            SinkOptionInfo("audio", summary: "WAV file for audio; default: the video path with .wav", isPath: true),
             SinkOptionInfo("chroma", default: "420", choices: ["420", "444"], summary: "chroma subsampling"),
             SinkOptionInfo("fps", default: "30", summary: "rate written in the header when the stream's is variable"),
         ]) { (o) throws(SinkError) in

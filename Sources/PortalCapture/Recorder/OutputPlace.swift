@@ -2,9 +2,13 @@ import Foundation
 
 /// The policy's `output-dirs` rule as the recorder applies it, and how a refusal is worded.
 public enum OutputPlace {
-    /// Sink options whose value is a file or folder the sink writes (`output=` of the built-in sinks, the raw
-    /// sink's `audio=`).
-    public static let sinkOptionKeys = ["output", "audio"]
+    /// The options of `spec` whose value is a file or folder the sink writes (`SinkOptionInfo.isPath`: the
+    /// built-in sinks' `output=`, the raw sink's `audio=`, a plugin's `output=`). A sink `registry` does not
+    /// know (a plugin not loaded yet) has `output=` and `audio=` taken for paths.
+    public static func pathKeys(of spec: SinkSpec, in registry: SinkRegistry) -> [String] {
+        guard let factory = try? registry.factory(for: spec.id) else { return ["output", "audio"] }
+        return factory.options.filter(\.isPath).map(\.name)
+    }
 
     static func allowed(_ decision: PolicyDecision) -> String {
         guard let dirs = decision.allowedOutputDirs else { return "anywhere" }

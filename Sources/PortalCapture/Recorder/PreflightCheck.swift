@@ -85,7 +85,7 @@ struct PreflightCheck {
         guard decision.allowedOutputDirs != nil else { return }
         for text in options.sinks {
             guard let spec = try? SinkSpec(parsing: text) else { continue }   // a bad spec fails later, with its own error
-            for key in OutputPlace.sinkOptionKeys {
+            for key in OutputPlace.pathKeys(of: spec, in: configuration.sinks) {
                 guard let path = spec[key] else { continue }
                 if path == "-" {
                     throw .disabled(reason: "the policy allows recordings only in \(OutputPlace.allowed(decision)), and "

@@ -157,9 +157,12 @@ public struct PluginLoader: Sendable {
             guard let name = o.name else {
                 throw .pluginRejected(path: path, reason: "option \(i + 1) of the plugin has no name")
             }
-            options.append(SinkOptionInfo(String(cString: name),
+            // A plugin's `output=` is taken for a path, as docs/plugins.md asks of plugins; the C table says no more.
+            let optionName = String(cString: name)
+            options.append(SinkOptionInfo(optionName,
                                           default: o.default_value.map { String(cString: $0) },
-                                          summary: o.description.map { String(cString: $0) } ?? ""))
+                                          summary: o.description.map { String(cString: $0) } ?? "",
+                                          isPath: optionName == "output"))
         }
         let summary = t.description.map { String(cString: $0) } ?? "(plugin)"
         let plugin = PluginTable(table: table, id: id, path: path)

@@ -8,11 +8,15 @@ public struct SinkOptionInfo: Sendable, Hashable {
     public var choices: [String]?
     /// One line for `pwrecord sinks`.
     public var summary: String
+    /// Whether the value is a file or folder the sink writes (`output=`): the policy's `output-dirs` govern it.
+    public var isPath: Bool
 
-    public init(_ name: String, default defaultValue: String? = nil, choices: [String]? = nil, summary: String) {
+    public init(_ name: String, default defaultValue: String? = nil, choices: [String]? = nil, summary: String,
+                isPath: Bool = false) {
         self.name = name
         self.defaultValue = defaultValue
         self.choices = choices
         self.summary = summary
+        self.isPath = isPath
     }
 }

@@ -97,11 +97,11 @@ enum RecordCommand {
     static func run(_ parsed: ParsedCommand, config: UserConfig, console: Console) async throws(CommandLineError) -> ExitCode {
         var console = console
         // A sink streaming to standard output (`raw:output=-`) owns it: this command's results go to stderr.
+        var sinks = SinkRegistry.standard()
         console.resultsToStandardError = parsed.all("sink").contains { text in
             guard let spec = try? SinkSpec(parsing: text) else { return false }
-            return OutputPlace.sinkOptionKeys.contains { spec[$0] == "-" }
+            return OutputPlace.pathKeys(of: spec, in: sinks).contains { spec[$0] == "-" }
         }
-        var sinks = SinkRegistry.standard()
         if let refused = loadPlugins(into: &sinks, for: parsed, console: console) { return refused }
         let plan = try plan(parsed, config: config, sinks: sinks)
         EncoderSink.setLibraryLogLevel(.error)
