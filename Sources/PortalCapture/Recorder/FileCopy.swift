@@ -20,21 +20,39 @@ enum FileCopy {
                 failure = .failed(reason: "reading \(source): \(String(cString: strerror(errno)))")
                 break
             }
-            var done = 0
-            while done < n {
-                let w = write(output, buffer + done, n - done)
-                if w < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno == ENOSPC || errno == EDQUOT
-                        ? .insufficientStorage(path: displayPath)
-                        : .filePermissions(path: displayPath, reason: String(cString: strerror(errno)))
-                    break copying
-                }
-                done += w
+            do throws(RecordingError) {
+                try writeAll(UnsafeRawBufferPointer(start: buffer, count: n), to: output, path: displayPath)
+            } catch {
+                failure = error
+                break copying
             }
         }
         if failure == nil, fsync(output) != 0, errno == ENOSPC || errno == EDQUOT {
             failure = .insufficientStorage(path: displayPath)
+        }
+        if let failure { throw failure }
+    }
+
+    /// Writes all of `bytes` to `output` (retrying short writes and EINTR); a full disk is `insufficientStorage`.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to output: Int32, path: String) throws(RecordingError) {
+        guard let base = bytes.baseAddress else { return }
+        var done = 0
+        while done < bytes.count {
+            let w = write(output, base + done, bytes.count - done)
+            if w < 0 {
+                if errno == EINTR { continue }
+                throw errno == ENOSPC || errno == EDQUOT
+                    ? .insufficientStorage(path: path)
+                    : .filePermissions(path: path, reason: String(cString: strerror(errno)))
+            }
+            done += w
+        }
+    }
+
+    static func writeAll(_ data: Data, to output: Int32, path: String) throws(RecordingError) {
+        var failure: RecordingError?
+        data.withUnsafeBytes { raw in
+            do throws(RecordingError) { try writeAll(raw, to: output, path: path) } catch { failure = error }
         }
         if let failure { throw failure }
     }

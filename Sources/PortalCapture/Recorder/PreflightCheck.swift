@@ -68,15 +68,23 @@ struct PreflightCheck {
     /// that root must be the default one (below the passwd home, which no environment variable moves) or an
     /// allowed folder, so that `XDG_STATE_HOME` or `HOME` cannot carry recordings somewhere the policy forbids.
     private func checkStoreLocation() throws(RecordingError) {
-        guard decision.allowedOutputDirs != nil else { return }
         let root = configuration.store.root.path
-        if let standard = StateDirectory.privateDefault("recordings"),
-           PolicyPath.resolve(standard.path) == PolicyPath.resolve(root) { return }
-        guard decision.allowsOutput(root + "/recording") else {
-            throw .disabled(reason: "the policy allows recordings only in \(OutputPlace.allowed(decision)), and the kept "
-                + "recordings' folder \(root) (moved there by XDG_STATE_HOME or HOME) is outside them; unset those, or "
-                + "record with -o into an allowed folder")
-        }
+        guard !Self.storeLocationAllowed(root: root, standard: StateDirectory.privateDefault("recordings")?.path,
+                                         decision) else { return }
+        throw .disabled(reason: "the policy allows recordings only in \(OutputPlace.allowed(decision)), and the kept "
+            + "recordings' folder \(root) (moved there by XDG_STATE_HOME, HOME or a link of yours) is outside them; "
+            + "unset those (or remove the link), or record with -o into an allowed folder")
+    }
+
+    /// Whether kept recordings may be written below `root`: anywhere without `output-dirs`; else at the
+    /// `standard` place, if the user's own links do not move it (only root's are followed, as for the allowed
+    /// folders: `ln -s /elsewhere ~/.local/state/pwrecord/recordings` would carry recordings out), or inside an
+    /// allowed folder.
+    static func storeLocationAllowed(root: String, standard: String?, _ decision: PolicyDecision) -> Bool {
+        guard decision.allowedOutputDirs != nil else { return true }
+        if let standard, let asWritten = PolicyPath.resolve(standard, relativeTo: "/", linksOwnedByRootOnly: true),
+           PolicyPath.resolve(standard) == asWritten, PolicyPath.resolve(root) == asWritten { return true }
+        return decision.allowsOutput(root + "/recording")
     }
 
     /// Files sinks are told to write (`output=`, the raw sink's `audio=`) are outputs too: under `output-dirs`

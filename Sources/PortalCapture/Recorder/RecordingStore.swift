@@ -117,8 +117,20 @@ public struct RecordingStore: Sendable {
         let tmp = dir.appendingPathComponent(".info.json.\(getpid())")
         do {
             let data = try Self.encoder.encode(info)
-            guard FileManager.default.createFile(atPath: tmp.path, contents: data, attributes: [.posixPermissions: 0o600]),
-                  rename(tmp.path, url.path) == 0 else {
+            // A name of our own, never an existing file or link (O_EXCL | O_NOFOLLOW): the folder is private, but
+            // what is written there is checked, not assumed.
+            unlink(tmp.path)
+            let fd = open(tmp.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw RecordingError.filePermissions(path: url.path, reason: String(cString: strerror(errno))) }
+            do {
+                try FileCopy.writeAll(data, to: fd, path: url.path)
+            } catch {
+                close(fd)
+                unlink(tmp.path)
+                throw error
+            }
+            close(fd)
+            guard rename(tmp.path, url.path) == 0 else {
                 throw RecordingError.filePermissions(path: url.path, reason: String(cString: strerror(errno)))
             }
         } catch let error as RecordingError {
