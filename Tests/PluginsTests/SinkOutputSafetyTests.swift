@@ -58,9 +58,9 @@ struct SinkOutputSafetyTests {
         #expect(data.count > 3 * frame && data.count < 3 * frame + 200, "\(data.count) bytes: old content was left")
     }
 
-    @Test("a file or FIFO of another user is refused and keeps its content")
+    @Test("a file or FIFO of another user is refused and keeps its content",
+          .enabled(if: geteuid() == 0, "only root can hand a file to another user (CI runs as root)"))
     func foreignFileRefused() throws {
-        guard geteuid() == 0 else { return }   // only root can hand a file to another user; CI runs as root
         let dir = TemporaryDirectory("safety")
         let path = dir.file("theirs.y4m")
         try "theirs\n".write(toFile: path, atomically: false, encoding: .utf8)
@@ -86,7 +86,7 @@ struct SinkOutputSafetyTests {
         #expect(result.videoFrames == 3)
     }
 
-    @Test("the frames sink refuses a folder anyone may write to without the sticky bit, and one of another user")
+    @Test("the frames sink refuses a folder anyone may write to without the sticky bit")
     func framesFolderRefused() throws {
         let dir = TemporaryDirectory("safety")
         let open = dir.file("open")
@@ -106,8 +106,21 @@ struct SinkOutputSafetyTests {
         }
         #expect(path == open && reason.contains("writable by everyone"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: open).isEmpty)
+    }
 
-        guard geteuid() == 0 else { return }
+    @Test("the frames sink refuses a folder of another user",
+          .enabled(if: geteuid() == 0, "only root can hand a folder to another user (CI runs as root)"))
+    func framesForeignFolderRefused() throws {
+        let dir = TemporaryDirectory("safety")
+        var o = FramesSink.Options()
+        o.overflow = .block
+        let frames = [CaptureSample.video(Synthetic.frame(0, format: Self.video, timestamp: Synthetic.start))]
+        func run(_ folder: String) -> SinkError? {
+            error { () throws(SinkError) in
+                try Synthetic.run(FramesSink(options: o), video: Self.video, audio: nil, output: folder,
+                                  start: Synthetic.start, samples: frames)
+            }
+        }
         let theirs = dir.file("theirs")
         #expect(mkdir(theirs, 0o755) == 0 && chown(theirs, Self.nobody, Self.nobody) == 0)
         guard case .filePermissions(let path2, let reason2) = run(theirs) else {
@@ -138,5 +151,65 @@ struct SinkOutputSafetyTests {
         }
         #expect(reason.contains("symbolic link"))
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me\n")
+    }
+
+    @Test("a descriptor the process holds is written as it is: /proc/self/fd/N (the -o partial file) and /dev/fd/N")
+    func heldDescriptorWritten() throws {
+        let dir = TemporaryDirectory("safety")
+        for form in ["/proc/self/fd/", "/dev/fd/"] {
+            let path = dir.file("held-\(form.count).y4m")
+            let fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0o600)
+            #expect(fd >= 0)
+            defer { close(fd) }
+            let result = try recordRaw(to: form + String(fd))
+            #expect(result.videoFrames == 3)
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(data.starts(with: Array("YUV4MPEG2 W64 H48".utf8)), "\(form): \(data.count) bytes")
+        }
+        // Not a descriptor's name: `..` after the prefix is a path like any other, and its link is not followed.
+        let victim = dir.file("precious.txt")
+        try "keep me\n".write(toFile: victim, atomically: false, encoding: .utf8)
+        let planted = dir.file("planted.y4m")
+        #expect(symlink(victim, planted) == 0)
+        let sneaky = "/proc/self/fd/../../../" + String(planted.dropFirst())
+        let failure = error { () throws(SinkError) in try recordRaw(to: sneaky) }
+        guard case .filePermissions(_, let reason) = failure else {
+            Issue.record("expected filePermissions, got \(String(describing: failure))")
+            return
+        }
+        #expect(reason.contains("symbolic link"))
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me\n")
+    }
+
+    @Test("a FIFO of one's own that others may open is refused; a private one is written to its reader")
+    func ownFifo() async throws {
+        let dir = TemporaryDirectory("safety")
+        let open = dir.file("open.fifo")
+        #expect(mkfifo(open, 0o600) == 0 && chmod(open, 0o644) == 0)
+        let failure = error { () throws(SinkError) in try recordRaw(to: open) }
+        guard case .filePermissions(_, let reason) = failure else {
+            Issue.record("expected filePermissions, got \(String(describing: failure))")
+            return
+        }
+        #expect(reason.contains("mkfifo -m 600"), "\(reason)")
+
+        let fifo = dir.file("private.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = Task.detached { () -> Int in
+            let fd = Glibc.open(fifo, O_RDONLY)
+            guard fd >= 0 else { return -1 }
+            defer { close(fd) }
+            var total = 0
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = read(fd, &buffer, buffer.count)
+                if n <= 0 { return total }
+                total += n
+            }
+        }
+        let result = try recordRaw(to: fifo)
+        #expect(result.videoFrames == 3)
+        let got = await reader.value
+        #expect(got > 3 * (64 * 48 * 3 / 2), "the reader got \(got) bytes")
     }
 }

@@ -45,4 +45,25 @@ struct UserPluginPolicyTests {
         let listed = SinkRegistry(factories: [factory], allowed: .only(["usersink"]))
         #expect(throws: SinkError.notAllowed(id: "usersink", userPlugin: plugin)) { _ = try listed.makeSink("usersink") }
     }
+
+    @Test("a loader for a policy with a sinks list refuses a user's own plugin before dlopen: none of its code runs",
+          .enabled(if: geteuid() == 0, "only root can make files of another user"))
+    func userPluginNotLoadedUnderList() throws {
+        let tmp = TemporaryDirectory("plugin")
+        let userDir = tmp.folder("user-plugins")
+        let marker = tmp.file("constructed")
+        var variant = TestPlugin.Variant(id: "usersink")
+        variant.constructorMarker = marker
+        let plugin = try TestPlugin.build(variant, name: "libusersink.so", in: userDir, marker: tmp.file("created"))
+        #expect(chown(userDir, Self.nobody, Self.nobody) == 0 && chown(plugin, Self.nobody, Self.nobody) == 0)
+        let loader = PluginLoader(directories: [userDir], descriptorFolder: "/proc/self/fd", trust: PluginTrust(uid: Self.nobody))
+        let scan = loader.rootInstalledOnly(true).scan()
+        #expect(scan.factories.isEmpty)
+        let r = try #require(scan.onlyRejection)
+        #expect(r.path == plugin && r.reason.contains("only plugins root installed"), "\(r.reason)")
+        #expect(!FileManager.default.fileExists(atPath: marker), "the plugin's constructor ran")
+        // The same loader without the restriction loads it (the constructor runs then).
+        #expect(loader.scan().factories.map(\.id) == ["usersink"])
+        #expect(FileManager.default.fileExists(atPath: marker))
+    }
 }

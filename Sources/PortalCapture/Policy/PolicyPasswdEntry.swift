@@ -54,8 +54,9 @@ struct PolicyPasswdEntry {
 
     /// The names of the user's groups from the group database (`getgrouplist`, then `getgrgid_r`). A lookup
     /// that fails (an NSS source down, an entry too large) throws instead of leaving the group out: a group
-    /// the policy restricts must never go unnoticed. A gid without a group entry has no name to match and is
-    /// left out.
+    /// the policy restricts must never go unnoticed. A gid without a group entry (glibc: success with no
+    /// result) has no name to match and is left out; any error code, ENOENT included (what a module whose
+    /// daemon is gone may say), is a failure.
     func groupNames(lookup: GroupLookup = { getgrgid_r($0, $1, $2, $3, $4) }) throws(PolicyError) -> [String] {
         var count: Int32 = 64
         var gids = [gid_t](repeating: 0, count: Int(count))
@@ -89,9 +90,6 @@ struct PolicyPasswdEntry {
                 size *= 4
             case ERANGE:
                 throw .groupLookupFailed(user: user, reason: "the entry of group \(gid) is larger than \(largestGroupBuffer >> 20) MiB")
-            case ENOENT, ESRCH, EBADF, EPERM:
-                // What getgrgid_r(3) lists for "no such group" besides a nil result.
-                return nil
             default:
                 throw .groupLookupFailed(user: user, reason: "group \(gid): \(String(cString: strerror(rc)))")
             }

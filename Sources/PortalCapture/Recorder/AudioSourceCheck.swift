@@ -38,7 +38,13 @@ struct AudioSourceCheck {
                 + "'pw-cli ls Node' lists them (node.name)")
         }
         let mediaClass = found.mediaClass ?? "none"
-        guard !kind.accepts(mediaClass) else { return .object(found.serial.map(String.init) ?? node) }
+        guard !kind.accepts(mediaClass) else {
+            // By serial, so that only this node is read; PipeWire 0.3.65 gives every node one.
+            guard let serial = found.serial else {
+                throw .invalidParameter("\(kind.option) '\(node)': the node has no object.serial to connect to it by")
+            }
+            return .object(String(serial))
+        }
         let other: Kind = kind == .microphone ? .systemAudio : .microphone
         if other.accepts(mediaClass) {
             let allowed = other == .microphone ? decision.microphoneAllowed : decision.systemAudioAllowed

@@ -121,7 +121,12 @@ public struct RecordingStore: Sendable {
             // what is written there is checked, not assumed.
             unlink(tmp.path)
             let fd = open(tmp.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw RecordingError.filePermissions(path: url.path, reason: String(cString: strerror(errno))) }
+            guard fd >= 0 else {
+                let e = errno
+                throw e == ENOSPC || e == EDQUOT
+                    ? RecordingError.insufficientStorage(path: url.path)
+                    : RecordingError.filePermissions(path: url.path, reason: String(cString: strerror(e)))
+            }
             do {
                 try FileCopy.writeAll(data, to: fd, path: url.path)
             } catch {
@@ -129,9 +134,15 @@ public struct RecordingStore: Sendable {
                 unlink(tmp.path)
                 throw error
             }
+            let synced = fsync(fd) == 0 || errno == EINVAL
+            let err = errno
             close(fd)
-            guard rename(tmp.path, url.path) == 0 else {
-                throw RecordingError.filePermissions(path: url.path, reason: String(cString: strerror(errno)))
+            guard synced, rename(tmp.path, url.path) == 0 else {
+                let e = synced ? errno : err
+                unlink(tmp.path)
+                throw e == ENOSPC || e == EDQUOT
+                    ? RecordingError.insufficientStorage(path: url.path)
+                    : RecordingError.filePermissions(path: url.path, reason: String(cString: strerror(e)))
             }
         } catch let error as RecordingError {
             throw error

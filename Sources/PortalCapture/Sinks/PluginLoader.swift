@@ -20,6 +20,10 @@ public struct PluginLoader: Sendable {
     /// How the sinks of the plugins loaded run apart from the recording's other sinks (their own thread and
     /// queue, and how long the end waits for them). Default: `SinkIsolation()`.
     public var isolation = SinkIsolation()
+    /// Load only plugins root installed (file and folder root's); others are refused before `dlopen`, so none
+    /// of their code runs. For a policy with a `sinks` list, under which only those may make sinks anyway
+    /// (`SinkFactory.installedByRoot`).
+    public var rootInstalledOnly = false
     private let trust: PluginTrust
     /// Where the process's open descriptors are named (`/proc/self/fd`); plugins are loaded through it.
     private let descriptorFolder: String
@@ -51,6 +55,9 @@ public struct PluginLoader: Sendable {
 
     /// This loader with the plugins' sinks isolated as `value` says.
     public func isolation(_ value: SinkIsolation) -> Self { var c = self; c.isolation = value; return c }
+
+    /// This loader loading only plugins root installed, when `value`.
+    public func rootInstalledOnly(_ value: Bool) -> Self { var c = self; c.rootInstalledOnly = value; return c }
 
     /// What a scan found.
     public struct Scan: Sendable {
@@ -96,6 +103,10 @@ public struct PluginLoader: Sendable {
         var st = stat(), folder = stat()
         let installedByRoot = fstat(file.descriptor, &st) == 0 && st.st_uid == 0
             && stat(PluginTrust.parentDirectory(of: path), &folder) == 0 && folder.st_uid == 0
+        if rootInstalledOnly && !installedByRoot {
+            throw .pluginRejected(path: path, reason: "the recording policy lists the sinks allowed, and only plugins "
+                + "root installed may provide them; this one is not root's (file and folder), so it was not loaded")
+        }
         return try load(file, path: path, installedByRoot: installedByRoot)
     }
 
@@ -157,12 +168,12 @@ public struct PluginLoader: Sendable {
             guard let name = o.name else {
                 throw .pluginRejected(path: path, reason: "option \(i + 1) of the plugin has no name")
             }
-            // A plugin's `output=` is taken for a path, as docs/plugins.md asks of plugins; the C table says no more.
+            // A plugin's `output=` and `audio=` are taken for paths, as the built-in sinks' are; the C table says no more.
             let optionName = String(cString: name)
             options.append(SinkOptionInfo(optionName,
                                           default: o.default_value.map { String(cString: $0) },
                                           summary: o.description.map { String(cString: $0) } ?? "",
-                                          isPath: optionName == "output"))
+                                          isPath: ["output", "audio"].contains(optionName)))
         }
         let summary = t.description.map { String(cString: $0) } ?? "(plugin)"
         let plugin = PluginTable(table: table, id: id, path: path)

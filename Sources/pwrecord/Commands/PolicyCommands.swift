@@ -51,7 +51,7 @@ enum PolicyCommands {
         }
         let subject: PolicySubject
         let current: PolicySubject
-        do {
+        do throws(PolicyError) {
             // The executable is resolved as the policy resolves its [exe:PATH] sections (symlinks followed).
             // Without --exe, pwrecord's own executable, whoever the user: [exe:] sections apply as for `record`.
             current = try PolicySubject.current(appID: app)
@@ -63,7 +63,12 @@ enum PolicyCommands {
                 subject = current
             }
         } catch {
-            throw CommandLineError(reason: .invalidValue(option: "--user", value: parsed.value("user") ?? "", reason: error.description),
+            // Only a user that is not there is a bad --user; a group database that fails fails closed (exit 4).
+            guard case .unknownUser = error, let user = parsed.value("user") else {
+                console.error(error.description, hint: "see 'getent group' and nsswitch.conf")
+                return ExitCode(RecordingError.disabled(reason: error.description))
+            }
+            throw CommandLineError(reason: .invalidValue(option: "--user", value: user, reason: error.description),
                                    commandPath: parsed.path)
         }
         // Another user's decision takes their own user file, not the caller's: the one in their passwd home

@@ -23,7 +23,8 @@ extension RecordCommand {
             return .disabledByPolicy
         }
         let isolation = SinkIsolation().onWaiting { id in console.note("waiting for sink '\(id)' to finish...") }
-        for problem in sinks.registerPlugins(from: PluginLoader().isolation(isolation)) { console.note("warning: \(problem)") }
+        let loader = PluginLoader().isolation(isolation).rootInstalledOnly(decision.allowedSinks != nil)
+        for problem in sinks.registerPlugins(from: loader) { console.note("warning: \(problem)") }
         return nil
     }
 }

@@ -62,9 +62,9 @@ struct PolicySubjectTests {
         #expect(PolicyError.groupLookupFailed(user: "u", reason: "r").description.hasPrefix("cannot read the groups of user u: r;"))
     }
 
-    @Test("a gid without a group entry has no name and is no error")
+    @Test("a gid without a group entry (success, no result) has no name and is no error; ENOENT from a module is a failure")
     func missingGroupEntry() throws {
         #expect(try PolicyPasswdEntry.groupName(4242, user: "someone") { _, _, _, _, result in result.pointee = nil; return 0 } == nil)
-        #expect(try PolicyPasswdEntry.groupName(4242, user: "someone") { _, _, _, _, _ in ENOENT } == nil)
+        #expect(throws: PolicyError.self) { try PolicyPasswdEntry.groupName(4242, user: "someone") { _, _, _, _, _ in ENOENT } }
     }
 }
