@@ -100,7 +100,8 @@ enum RecordCommand {
         var sinks = SinkRegistry.standard()
         console.resultsToStandardError = parsed.all("sink").contains { text in
             guard let spec = try? SinkSpec(parsing: text) else { return false }
-            return OutputPlace.pathKeys(of: spec, in: sinks).contains { spec[$0] == "-" }
+            let standardOutput: Set<String> = ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+            return OutputPlace.pathKeys(of: spec, in: sinks).contains { spec[$0].map(standardOutput.contains) ?? false }
         }
         if let refused = loadPlugins(into: &sinks, for: parsed, console: console) { return refused }
         let plan = try plan(parsed, config: config, sinks: sinks)
