@@ -95,11 +95,14 @@ public struct Policy: Sendable {
     /// The decision for `subject` at `date`, with `hours` read in `timeZone`.
     public func decision(for subject: PolicySubject, at date: Date = Date(),
                          timeZone: TimeZone = .policySystem) -> PolicyDecision {
-        decision(from: resolved(for: subject), at: date, timeZone: timeZone)
+        let (confirmed, groupProblems) = confirmingGroups(of: subject)
+        return decision(from: resolved(for: confirmed), at: date, timeZone: timeZone, groupProblems: groupProblems)
     }
 
-    func decision(from resolved: PolicyResolved, at date: Date, timeZone: TimeZone) -> PolicyDecision {
-        if !problems.isEmpty { return .failedClosed(problems) }
+    /// The decision from what the layers say; any of the files' problems or `groupProblems` fails it closed.
+    func decision(from resolved: PolicyResolved, at date: Date, timeZone: TimeZone,
+                  groupProblems: [PolicyError] = []) -> PolicyDecision {
+        if !problems.isEmpty || !groupProblems.isEmpty { return .failedClosed(problems + groupProblems) }
         var reasons: [PolicyError] = []
         if let recording = resolved.recording, recording.value == .deny {
             reasons += recording.sources.map { .recordingDenied($0) }
@@ -121,14 +124,16 @@ public struct Policy: Sendable {
     /// The decision with the lines that made each part of it, for `pwrecord policy explain`.
     public func explain(for subject: PolicySubject, at date: Date = Date(),
                         timeZone: TimeZone = .policySystem) -> PolicyExplanation {
+        let (confirmed, groupProblems) = confirmingGroups(of: subject)
+        let subject = confirmed
         let resolved = resolved(for: subject)
-        let decision = decision(from: resolved, at: date, timeZone: timeZone)
+        let decision = decision(from: resolved, at: date, timeZone: timeZone, groupProblems: groupProblems)
         func part<T>(_ key: PolicyKey, _ sourced: PolicySourced<T>?, _ text: (T) -> String,
                      default fallback: String) -> PolicyExplanation.Part {
             PolicyExplanation.Part(key: key, value: sourced.map { text($0.value) } ?? fallback,
                                    lines: sourced?.sources ?? [])
         }
-        guard problems.isEmpty else {
+        guard problems.isEmpty && groupProblems.isEmpty else {
             // Failing closed: show what the decision allows (nothing), not the values the broken lines hold.
             func permission(_ allowed: Bool) -> String { allowed ? "allow" : "deny" }
             func none(_ items: [String]?) -> String { items.map { $0.isEmpty ? "none" : $0.joined(separator: ", ") } ?? "any" }
