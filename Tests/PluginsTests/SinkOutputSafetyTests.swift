@@ -9,14 +9,42 @@ import PortalTestSupport
 struct SinkOutputSafetyTests {
     static let video = VideoFormat(pixelFormat: .bgrx, width: 64, height: 48, frameRate: FrameRate(30, 1))
     static let nobody: uid_t = 65534
+    static let victimText = "keep me\n"
 
     private func recordRaw(to path: String) throws(SinkError) -> SinkResult {
         let samples = Synthetic.samples(video: Self.video, audio: nil, seconds: 0.1, start: Synthetic.start)
         return try Synthetic.run(RawVideoSink(), video: Self.video, audio: nil, output: path, start: Synthetic.start, samples: samples)
     }
 
+    private func recordFrames(to folder: String) -> SinkError? {
+        var o = FramesSink.Options()
+        o.overflow = .block
+        let frames = [CaptureSample.video(Synthetic.frame(0, format: Self.video, timestamp: Synthetic.start))]
+        return error { () throws(SinkError) in
+            try Synthetic.run(FramesSink(options: o), video: Self.video, audio: nil, output: folder,
+                              start: Synthetic.start, samples: frames)
+        }
+    }
+
     private func error(_ body: () throws(SinkError) -> SinkResult) -> SinkError? {
         do throws(SinkError) { _ = try body(); return nil } catch { return error }
+    }
+
+    /// The path and reason of a `filePermissions` refusal; records an issue for anything else.
+    private func refusal(_ failure: SinkError?, sourceLocation: SourceLocation = #_sourceLocation) -> (path: String, reason: String)? {
+        guard case .filePermissions(let path, let reason) = failure else {
+            Issue.record("expected filePermissions, got \(String(describing: failure))", sourceLocation: sourceLocation)
+            return nil
+        }
+        return (path, reason)
+    }
+
+    /// A file with `victimText` in `dir`, and a symlink to it at `link`; returns the file's path.
+    private func plantLink(at link: String, in dir: TemporaryDirectory) throws -> String {
+        let victim = dir.file("precious.txt")
+        try Self.victimText.write(toFile: victim, atomically: false, encoding: .utf8)
+        #expect(symlink(victim, link) == 0)
+        return victim
     }
 
     private func mode(_ path: String) -> mode_t {
@@ -27,19 +55,12 @@ struct SinkOutputSafetyTests {
     @Test("a symlink planted at the output is refused, naming it, and the file it points to is untouched")
     func symlinkRefused() throws {
         let dir = TemporaryDirectory("safety")
-        let victim = dir.file("precious.txt")
-        try "keep me\n".write(toFile: victim, atomically: false, encoding: .utf8)
         let planted = dir.file("out.y4m")
-        #expect(symlink(victim, planted) == 0)
-
-        let failure = error { () throws(SinkError) in try recordRaw(to: planted) }
-        guard case .filePermissions(let path, let reason) = failure else {
-            Issue.record("expected filePermissions, got \(String(describing: failure))")
-            return
-        }
-        #expect(path == planted)
-        #expect(reason.contains("symbolic link"))
-        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me\n")
+        let victim = try plantLink(at: planted, in: dir)
+        let r = refusal(error { () throws(SinkError) in try recordRaw(to: planted) })
+        #expect(r?.path == planted)
+        #expect(r?.reason.contains("symbolic link") == true)
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == Self.victimText)
     }
 
     @Test("an existing file of one's own is made private (0600) and replaced, not appended to")
@@ -69,13 +90,9 @@ struct SinkOutputSafetyTests {
         #expect(mkfifo(fifo, 0o666) == 0 && chown(fifo, Self.nobody, Self.nobody) == 0)
 
         for target in [path, fifo] {
-            let failure = error { () throws(SinkError) in try recordRaw(to: target) }
-            guard case .filePermissions(let shown, let reason) = failure else {
-                Issue.record("\(target): expected filePermissions, got \(String(describing: failure))")
-                continue
-            }
-            #expect(shown == target)
-            #expect(reason.contains("another user"))
+            let r = refusal(error { () throws(SinkError) in try recordRaw(to: target) })
+            #expect(r?.path == target)
+            #expect(r?.reason.contains("another user") == true, "\(target)")
         }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "theirs\n")
     }
@@ -91,20 +108,8 @@ struct SinkOutputSafetyTests {
         let dir = TemporaryDirectory("safety")
         let open = dir.file("open")
         #expect(mkdir(open, 0o700) == 0 && chmod(open, 0o777) == 0)
-        var o = FramesSink.Options()
-        o.overflow = .block
-        let frames = [CaptureSample.video(Synthetic.frame(0, format: Self.video, timestamp: Synthetic.start))]
-        func run(_ folder: String) -> SinkError? {
-            error { () throws(SinkError) in
-                try Synthetic.run(FramesSink(options: o), video: Self.video, audio: nil, output: folder,
-                                  start: Synthetic.start, samples: frames)
-            }
-        }
-        guard case .filePermissions(let path, let reason) = run(open) else {
-            Issue.record("a world-writable folder was accepted")
-            return
-        }
-        #expect(path == open && reason.contains("writable by everyone"))
+        let r = refusal(recordFrames(to: open))
+        #expect(r?.path == open && r?.reason.contains("writable by everyone") == true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: open).isEmpty)
     }
 
@@ -112,45 +117,20 @@ struct SinkOutputSafetyTests {
           .enabled(if: geteuid() == 0, "only root can hand a folder to another user (CI runs as root)"))
     func framesForeignFolderRefused() throws {
         let dir = TemporaryDirectory("safety")
-        var o = FramesSink.Options()
-        o.overflow = .block
-        let frames = [CaptureSample.video(Synthetic.frame(0, format: Self.video, timestamp: Synthetic.start))]
-        func run(_ folder: String) -> SinkError? {
-            error { () throws(SinkError) in
-                try Synthetic.run(FramesSink(options: o), video: Self.video, audio: nil, output: folder,
-                                  start: Synthetic.start, samples: frames)
-            }
-        }
         let theirs = dir.file("theirs")
         #expect(mkdir(theirs, 0o755) == 0 && chown(theirs, Self.nobody, Self.nobody) == 0)
-        guard case .filePermissions(let path2, let reason2) = run(theirs) else {
-            Issue.record("another user's folder was accepted")
-            return
-        }
-        #expect(path2 == theirs && reason2.contains("another user"))
+        let r = refusal(recordFrames(to: theirs))
+        #expect(r?.path == theirs && r?.reason.contains("another user") == true)
     }
 
     @Test("the frames sink does not follow a symlink planted at a frame's name")
     func framesSymlinkRefused() throws {
         let dir = TemporaryDirectory("safety")
-        let victim = dir.file("precious.txt")
-        try "keep me\n".write(toFile: victim, atomically: false, encoding: .utf8)
         let folder = dir.file("frames")
         #expect(mkdir(folder, 0o700) == 0)
-        #expect(symlink(victim, folder + "/frame-000000.png") == 0)
-        var o = FramesSink.Options()
-        o.overflow = .block
-        let frames = [CaptureSample.video(Synthetic.frame(0, format: Self.video, timestamp: Synthetic.start))]
-        let failure = error { () throws(SinkError) in
-            try Synthetic.run(FramesSink(options: o), video: Self.video, audio: nil, output: folder,
-                              start: Synthetic.start, samples: frames)
-        }
-        guard case .filePermissions(_, let reason) = failure else {
-            Issue.record("expected filePermissions, got \(String(describing: failure))")
-            return
-        }
-        #expect(reason.contains("symbolic link"))
-        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me\n")
+        let victim = try plantLink(at: folder + "/frame-000000.png", in: dir)
+        #expect(refusal(recordFrames(to: folder))?.reason.contains("symbolic link") == true)
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == Self.victimText)
     }
 
     @Test("a descriptor the process holds is written as it is: /proc/self/fd/N (the -o partial file) and /dev/fd/N")
@@ -167,18 +147,11 @@ struct SinkOutputSafetyTests {
             #expect(data.starts(with: Array("YUV4MPEG2 W64 H48".utf8)), "\(form): \(data.count) bytes")
         }
         // Not a descriptor's name: `..` after the prefix is a path like any other, and its link is not followed.
-        let victim = dir.file("precious.txt")
-        try "keep me\n".write(toFile: victim, atomically: false, encoding: .utf8)
         let planted = dir.file("planted.y4m")
-        #expect(symlink(victim, planted) == 0)
+        let victim = try plantLink(at: planted, in: dir)
         let sneaky = "/proc/self/fd/../../../" + String(planted.dropFirst())
-        let failure = error { () throws(SinkError) in try recordRaw(to: sneaky) }
-        guard case .filePermissions(_, let reason) = failure else {
-            Issue.record("expected filePermissions, got \(String(describing: failure))")
-            return
-        }
-        #expect(reason.contains("symbolic link"))
-        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me\n")
+        #expect(refusal(error { () throws(SinkError) in try recordRaw(to: sneaky) })?.reason.contains("symbolic link") == true)
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == Self.victimText)
     }
 
     @Test("a FIFO of one's own that others may open is refused; a private one is written to its reader")
@@ -186,12 +159,8 @@ struct SinkOutputSafetyTests {
         let dir = TemporaryDirectory("safety")
         let open = dir.file("open.fifo")
         #expect(mkfifo(open, 0o600) == 0 && chmod(open, 0o644) == 0)
-        let failure = error { () throws(SinkError) in try recordRaw(to: open) }
-        guard case .filePermissions(_, let reason) = failure else {
-            Issue.record("expected filePermissions, got \(String(describing: failure))")
-            return
-        }
-        #expect(reason.contains("mkfifo -m 600"), "\(reason)")
+        let r = refusal(error { () throws(SinkError) in try recordRaw(to: open) })
+        #expect(r?.reason.contains("mkfifo -m 600") == true, "\(r?.reason ?? "")")
 
         let fifo = dir.file("private.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)

@@ -28,21 +28,18 @@ struct AudioSourcePolicyTests {
         #expect(try MediaTool.probe(recording.file.path).contains { $0.type == "audio" })
     }
 
-    @Test("an output named as the microphone is refused with disabled when system audio is denied, before consent")
-    func outputAsMicrophoneWithSystemAudioDenied() async throws {
-        let h = try RecorderHarness(systemPolicy: "[defaults]\nsystem-audio = deny\n")
-        let error = await startError(h, RecordingOptions().microphone(true, node: "test-speaker"))
+    @Test("a node passed off as the other kind is refused with disabled when the policy denies that kind, before consent",
+          arguments: [
+              // (policy key, the node, whether it is named as the microphone)
+              ("system-audio", "test-speaker", true),   // an output's monitor as the microphone
+              ("microphone", "test-mic", false),        // a microphone as system audio
+          ])
+    func otherKindDenied(key: String, node: String, asMicrophone: Bool) async throws {
+        let h = try RecorderHarness(systemPolicy: "[defaults]\n\(key) = deny\n")
+        let options = asMicrophone ? RecordingOptions().microphone(true, node: node) : RecordingOptions().systemAudio(true, node: node)
+        let error = await startError(h, options)
         guard case .disabled(let reason)? = error else { Issue.record("expected disabled, got \(String(describing: error))"); return }
-        #expect(reason.contains("test-speaker") && reason.contains("system-audio = deny"), "\(reason)")
-        #expect(h.provider.startCalls == 0)
-    }
-
-    @Test("a microphone named as system audio is refused with disabled when the microphone is denied, before consent")
-    func microphoneAsSystemAudioWithMicrophoneDenied() async throws {
-        let h = try RecorderHarness(systemPolicy: "[defaults]\nmicrophone = deny\n")
-        let error = await startError(h, RecordingOptions().systemAudio(true, node: "test-mic"))
-        guard case .disabled(let reason)? = error else { Issue.record("expected disabled, got \(String(describing: error))"); return }
-        #expect(reason.contains("test-mic") && reason.contains("microphone = deny"), "\(reason)")
+        #expect(reason.contains(node) && reason.contains("\(key) = deny"), "\(reason)")
         #expect(h.provider.startCalls == 0)
     }
 
