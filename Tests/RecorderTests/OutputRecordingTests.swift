@@ -108,4 +108,29 @@ struct OutputRecordingTests {
         #expect(lstat(out.path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG, "the output is the recording, not a link")
         #expect(try mediaDuration(out.path) > 0.3)
     }
+
+    @Test("a kept recording's folder swapped for a link elsewhere while the consent dialog is open is never written through")
+    func keptFolderSwappedDuringConsent() async throws {
+        var behaviour = LocalScreenCastProvider.Behaviour()
+        behaviour.consentDelay = .seconds(1)
+        let h = try RecorderHarness(behaviour: behaviour)
+        let elsewhere = h.root.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let recorder = h.recorder
+        let starting = Task { try await recorder.startRecording() }
+        // The pending file exists before consent, in the app's folder of the store; swap that folder for a link.
+        let appDir = h.root.appendingPathComponent("state/recordings/org.pwrecord.Test")
+        #expect(await eventually { ((try? FileManager.default.contentsOfDirectory(atPath: appDir.path)) ?? []).contains { $0.hasSuffix(".mkv") } })
+        let moved = h.root.appendingPathComponent("state/recordings/moved-away")
+        #expect(rename(appDir.path, moved.path) == 0)
+        try FileManager.default.createSymbolicLink(atPath: appDir.path, withDestinationPath: elsewhere.path)
+        try await starting.value
+        try await Task.sleep(for: .milliseconds(700))
+        _ = try? await h.recorder.stopRecording()
+        let media = try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).filter { $0.hasSuffix(".mkv") }
+        #expect(media.isEmpty, "the recording was written through the link: \(media)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: moved.path).filter { $0.hasSuffix(".mkv") }
+        let file = try #require(written.first, "the recording is in the folder that was moved")
+        #expect(try mediaDuration(moved.appendingPathComponent(file).path) > 0.3)
+    }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// The descriptor of a recording's `-o` partial file, held open while the encoder writes through
-/// `/proc/self/fd/N`, and closed once (whichever path ends the recording).
+/// The descriptor of a recording's file (the `-o` partial file, or the kept recording's pending file), held
+/// open while the encoder writes through `/proc/self/fd/N`, and closed once (whichever path ends the recording).
 final class HeldDescriptor: Sendable {
     private let fd: Mutex<Int32>
     /// `/proc/self/fd/N`, or nil when nothing is held (or /proc is missing and the name is used).

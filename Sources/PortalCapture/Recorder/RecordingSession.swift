@@ -92,10 +92,13 @@ final class RecordingSession: Sendable {
             // Before the pending file: another recording of this app (another recorder, another process) would
             // replace this one's kept file while it is written, and this one theirs.
             appLock = try configuration.store.lock(appID: appID)
-            file = try configuration.store.makePendingFile(for: appID, fileExtension: options.container)
+            let (pending, fd) = try configuration.store.createPendingFile(for: appID, fileExtension: options.container)
+            file = pending
+            held = fd
         }
         // The encoder writes through the descriptor made here (`/proc/self/fd/N` reopens that very file), so a
-        // name swapped in the folder meanwhile (during the consent dialog, say) is never written through.
+        // name swapped in the folder meanwhile (during the consent dialog, say), or a folder on the way swapped
+        // for a link, is never written through.
         let heldPath = held >= 0 && access("/proc/self/fd/\(held)", F_OK) == 0 ? "/proc/self/fd/\(held)" : nil
         let heldFile = HeldDescriptor(held, path: heldPath, shownAs: file?.path)
         var sinks: [any CaptureSink] = []

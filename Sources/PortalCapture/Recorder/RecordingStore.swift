@@ -31,16 +31,22 @@ public struct RecordingStore: Sendable {
 
     /// A new pending media file (created empty, 0600) for a recording about to start.
     public func makePendingFile(for appID: String, fileExtension: String) throws(RecordingError) -> URL {
+        let (url, fd) = try createPendingFile(for: appID, fileExtension: fileExtension)
+        close(fd)
+        return url
+    }
+
+    /// `makePendingFile`, with the new file's descriptor left open for the caller (who closes it): the
+    /// recording writes through it (`/proc/self/fd/N`), so a folder on the way swapped for a link meanwhile
+    /// is never written through.
+    func createPendingFile(for appID: String, fileExtension: String) throws(RecordingError) -> (url: URL, fd: Int32) {
         let dir = try directory(for: appID)
         let stamp = Int(Date().timeIntervalSince1970 * 1000)
         for attempt in 0..<100 {
             let suffix = attempt == 0 ? "" : "-\(attempt)"
             let url = dir.appendingPathComponent("recording-\(stamp)-\(getpid())\(suffix).\(fileExtension)")
             let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if fd >= 0 {
-                close(fd)
-                return url
-            }
+            if fd >= 0 { return (url, fd) }
             guard errno == EEXIST else { throw .filePermissions(path: url.path, reason: String(cString: strerror(errno))) }
         }
         throw .filePermissions(path: dir.path, reason: "cannot find a free file name")
