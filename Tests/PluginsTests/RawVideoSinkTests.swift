@@ -125,4 +125,26 @@ struct RawVideoSinkTests {
         #expect(Array(data[20..<24]) == [1, 0, 1, 0], "WAVE_FORMAT_PCM, mono")
         #expect(Array(data[34..<36]) == [16, 0], "16 bits a sample")
     }
+
+    @Test("video to a descriptor (/dev/fd/N, as /dev/stdout is) with audio and no audio= is refused before anything is written, not sent to a '.wav' beside it",
+          arguments: ["/dev/fd/", "/proc/self/fd/"])
+    func descriptorOutputNeedsAudioFile(form: String) throws {
+        let dir = TemporaryDirectory("raw")
+        let path = dir.file("video.y4m")
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0o600)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        let output = form + String(fd)
+        let audio = AudioFormat(sampleFormat: .f32, sampleRate: 48_000, channels: 2)
+        do throws(SinkError) {
+            _ = try Synthetic.run(RawVideoSink(), video: Self.video, audio: audio, output: output, start: Synthetic.start, samples: [])
+            Issue.record("expected invalidOption for audio")
+        } catch {
+            guard case .invalidOption(_, let option, let reason) = error else { Issue.record("got \(error)"); return }
+            #expect(option == "audio" && reason.contains("give audio=FILE"), "\(reason)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: output + ".wav") && !FileManager.default.fileExists(atPath: "/dev/fd/\(fd).wav"))
+        var st = stat()
+        #expect(fstat(fd, &st) == 0 && st.st_size == 0, "\(st.st_size) bytes were written before the refusal")
+    }
 }

@@ -73,13 +73,33 @@ struct OutputRecordingTests {
             try await h.recorder.startRecording(RecordingOptions().output(open.appendingPathComponent("x.mkv")))
         }
         #expect(error?.description.contains("without the sticky bit") == true, "\(String(describing: error))")
-        // A dangling symlink at the output is an existing file too.
+        // A dangling symlink at the output is taken too, and said to be a link.
         let dangling = h.root.appendingPathComponent("dangling.mkv")
         try FileManager.default.createSymbolicLink(atPath: dangling.path, withDestinationPath: "/nonexistent/target")
-        await #expect(throws: RecordingError.filePermissions(path: dangling.path, reason: "the file exists (to replace it: `overwrite`, or pwrecord's --force)")) {
+        await #expect(throws: RecordingError.filePermissions(path: dangling.path, reason: "a symbolic link is there (to /nonexistent/target); "
+            + "it is never written through: with `overwrite` (pwrecord's --force) the link itself is replaced by the file")) {
             try await h.recorder.startRecording(RecordingOptions().output(dangling))
         }
         #expect(h.provider.startCalls == 0)
+    }
+
+    @Test("a device or FIFO at the output is refused even with overwrite, before consent: a file put in place would replace it")
+    func specialFileRefused() async throws {
+        let h = try RecorderHarness()
+        let fifo = h.root.appendingPathComponent("pipe.mkv")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        for target in [fifo, URL(fileURLWithPath: "/dev/null")] {
+            let error = await #expect(throws: RecordingError.self) {
+                try await h.recorder.startRecording(RecordingOptions().output(target, overwrite: true))
+            }
+            #expect(error?.description.contains("not a file") == true && error?.description.contains("--sink encoder:output=") == true,
+                    "\(String(describing: error))")
+        }
+        #expect(h.provider.startCalls == 0)
+        var st = stat()
+        #expect(lstat(fifo.path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFIFO)
+        #expect(lstat("/dev/null", &st) == 0 && (st.st_mode & S_IFMT) == S_IFCHR)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "/dev").filter { $0.contains("partial") }.isEmpty)
     }
 
     @Test("a partial name swapped for a symlink while the consent dialog is open is never written through; the output gets the recording")

@@ -34,6 +34,35 @@ struct RecordCommandTests {
         #expect(r.stderr.contains("saved \(out.path)"), "\(r.stderr)")
     }
 
+    @Test("a sink whose reader goes away (head closing the pipe) ends the recording with exit 1 naming the broken pipe; the -o file plays")
+    func readerGoesAway() async throws {
+        let home = Home()
+        let out = home.root.appendingPathComponent("piped.mkv")
+        let errors = home.root.appendingPathComponent("stderr.txt")
+        // bash's PIPESTATUS is pwrecord's own status, not head's.
+        let script = "\"$0\" record -o \"$1\" --duration 20 --cursor hidden --sink raw:output=- 2>\"$2\" "
+            + "| head -c 300000 >/dev/null; echo ${PIPESTATUS[0]}"
+        let status = try await TestPortalControl.exclusively { _ in
+            try await offThePool { () throws -> String in
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: "/bin/bash")
+                p.arguments = ["-c", script, Pwrecord.binary.path, out.path, errors.path]
+                p.environment = ProcessInfo.processInfo.environment.merging(home.env) { $1 }
+                let pipe = Pipe()
+                p.standardOutput = pipe
+                p.standardInput = FileHandle.nullDevice
+                try p.run()
+                let text = pipe.fileHandleForReading.readAllRetryingInterrupts()
+                p.waitUntilExit()
+                return String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+        }
+        let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        #expect(status == "1", "pwrecord exited \(status): \(stderr)")
+        #expect(stderr.contains("Broken pipe"), "\(stderr)")
+        #expect(try MediaTool.probe(out.path).contains { $0.type == "video" }, "\(stderr)")
+    }
+
     @Test("record -o x.mkv --duration 3 --mic exits 0 with video and audio of 3 s showing the test picture (cursor hidden so it covers nothing)")
     func recordsThreeSecondsWithMicrophone() async throws {
         let home = Home()

@@ -47,6 +47,11 @@ public final class RawVideoSink: CaptureSink, @unchecked Sendable {
             throw .invalidOption(sink: id, option: "output", reason: "no output path; give output=FILE or a recording output")
         }
         let paths = RawVideoSink.paths(for: base, hasVideo: context.video != nil, audioOverride: options.audioOutput)
+        // Checked before anything is written (a Y4M header already on standard output would be half a stream).
+        if context.audio != nil && paths.audio == nil {
+            throw .invalidOption(sink: id, option: "audio", reason:
+                "video goes to \(base == "-" ? "standard output" : base); give audio=FILE for the audio")
+        }
         if let v = context.video {
             let rate = v.frameRate.numerator > 0 && v.frameRate.denominator > 0 ? v.frameRate : options.fallbackRate
             let writer = Y4MWriter(width: v.width, height: v.height, rate: rate, chroma: options.chroma)
@@ -56,11 +61,7 @@ public final class RawVideoSink: CaptureSink, @unchecked Sendable {
             let converter = FrameConverter(layout: writer.layout, width: v.width, height: v.height)
             video = (file, writer, converter, [UInt8](repeating: 0, count: writer.frameSize))
         }
-        if let a = context.audio {
-            guard let path = paths.audio else {
-                throw .invalidOption(sink: id, option: "audio", reason:
-                    "video goes to standard output; give audio=FILE for the audio")
-            }
+        if let a = context.audio, let path = paths.audio {
             let writer = WAVWriter(format: a)
             let file = try OutputFile(path: path, sink: id)
             files.append(path)
@@ -130,7 +131,8 @@ public final class RawVideoSink: CaptureSink, @unchecked Sendable {
         }
         // Audio only: the output is the WAV file.
         if !hasVideo { return (base, audioOverride ?? base) }
-        if base == "-" { return ("-", audioOverride) }
+        // Standard output or another descriptor (`/dev/stdout`, `/dev/fd/N`): there is no name to put a WAV beside.
+        if base == "-" || OutputFile.heldDescriptorPath(base) != nil { return (base, audioOverride) }
         let stem = base.hasSuffix(".y4m") ? String(base.dropLast(4)) : base
         return (base, audioOverride ?? stem + ".wav")
     }

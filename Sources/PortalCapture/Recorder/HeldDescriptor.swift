@@ -62,6 +62,9 @@ final class HeldDescriptor: Sendable {
         }
         var written = stat()
         guard fstat(fd, &written) == 0 else { throw PrivateFile.placingError(errno, at: destination) }
+        if let reason = PrivateFile.specialFileReason(destination) {
+            throw .filePermissions(path: destination.path, reason: reason)
+        }
         if overwrite {
             // A fresh name beside the destination, then renamed over it (which replaces a symlink there, never
             // what it points to).

@@ -40,6 +40,7 @@ public enum PrivateFile {
     /// Puts the finished `temporary` at `destination` (same folder). Without `overwrite` an existing
     /// destination is an error and stays untouched; `temporary` then stays too.
     static func moveIntoPlace(_ temporary: URL, at destination: URL, overwrite: Bool) throws(RecordingError) {
+        if let reason = specialFileReason(destination) { throw .filePermissions(path: destination.path, reason: reason) }
         if overwrite {
             guard rename(temporary.path, destination.path) == 0 else { throw placingError(errno, at: destination) }
             return
@@ -64,7 +65,30 @@ public enum PrivateFile {
         if (st.st_mode & S_IFMT) == S_IFDIR {
             return "it is a folder; give a file name, e.g. \(destination.path)/\(example)"
         }
-        return replacing ? nil : existsReason
+        if let reason = specialFileReason(destination) { return reason }
+        if replacing { return nil }
+        if (st.st_mode & S_IFMT) == S_IFLNK {
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: destination.path)) ?? "?"
+            return "a symbolic link is there (to \(target)); it is never written through: with `overwrite` "
+                + "(pwrecord's --force) the link itself is replaced by the file"
+        }
+        return existsReason
+    }
+
+    /// Why `destination` may not be replaced by a new file, or nil: it is a device, FIFO or socket, which a
+    /// file put in place (renamed over it) would replace instead of writing into it.
+    static func specialFileReason(_ destination: URL) -> String? {
+        var st = stat()
+        guard lstat(destination.path, &st) == 0 else { return nil }
+        let kind: String
+        switch st.st_mode & S_IFMT {
+        case S_IFCHR, S_IFBLK: kind = "a device"
+        case S_IFIFO: kind = "a FIFO"
+        case S_IFSOCK: kind = "a socket"
+        default: return nil
+        }
+        return "it is \(kind), not a file: a recording is written as a new file and put in place, which would "
+            + "replace it; to write into it, use a sink (pwrecord's --sink encoder:output=\(destination.path))"
     }
 
     /// Why a folder is no place for a private file, or nil: writable by others without the sticky bit, anyone
