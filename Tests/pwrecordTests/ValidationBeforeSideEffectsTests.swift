@@ -68,6 +68,15 @@ struct ValidationBeforeSideEffectsTests {
         Self.expectUsageError(o, naming: "--output", help: "pwrecord record --help")
     }
 
+    @Test("an -o extension and a --container naming another container exit 2 saying both, before anything is written or asked")
+    func extensionAgainstContainer() async throws {
+        let o = try await Self.run(["record", "-o", "cm.mkv", "--container", "mp4", "--duration", "1"])
+        #expect(o.result.status == 2, "\(o.result.stderr)")
+        #expect(o.result.stderr.contains("output cm.mkv names the mkv container, but the recording is mp4"), "\(o.result.stderr)")
+        #expect(!o.result.stderr.contains("invalid value ''"), "\(o.result.stderr)")
+        Self.expectNothingHappened(o)
+    }
+
     static let badScreenshotOptions: [(options: [String], name: String)] = [
         (["-o", "shot.gif"], "--output"),
         (["--long", "--idle-stop", "never"], "--idle-stop"),

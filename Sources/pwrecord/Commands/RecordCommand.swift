@@ -66,8 +66,10 @@ enum RecordCommand {
         }
         options.output = output
         options.overwrite = parsed.flag("force")
-        do { try options.validate() } catch {
-            throw CommandLineError(reason: .invalidValue(option: "record", value: "", reason: error.description), commandPath: parsed.path)
+        do throws(RecordingError) { try options.validate() } catch {
+            // What the options say together (an -o extension against --container, say), in the options' words.
+            let reason = if case .invalidParameter(let what) = error { what } else { error.description }
+            throw CommandLineError(reason: .invalidCombination(reason), commandPath: parsed.path)
         }
         let appID = try parsed.value("app-id", ValueParsers.appID) ?? "pwrecord"
         return Plan(options: options, appID: appID, output: output, force: parsed.flag("force"))
