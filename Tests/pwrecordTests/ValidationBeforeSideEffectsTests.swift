@@ -77,6 +77,24 @@ struct ValidationBeforeSideEffectsTests {
         Self.expectNothingHappened(o)
     }
 
+    static let badSinkOutputs: [(options: [String], status: Int32, says: String)] = [
+        (["--sink", "raw:output=nodir/x.y4m"], 1, "/nodir/x.y4m: the folder"),
+        (["--sink", "frames:output=nodir/sub"], 1, "/nodir/sub: the folder"),
+        (["--sink", "encoder:output=nodir/a.mkv"], 1, "/nodir/a.mkv: the folder"),
+        (["--sink", "raw"], 2, "no output path"),
+        (["--sink", "raw:output=-", "--mic"], 2, "give audio=FILE"),
+    ]
+
+    @Test("a sink output that cannot be written is refused before the portal is asked, naming the path in full",
+          arguments: badSinkOutputs)
+    func badSinkOutput(options: [String], status: Int32, says: String) async throws {
+        let o = try await Self.run(["record", "-o", "out.mkv", "--duration", "1"] + options)
+        #expect(o.result.status == status, "\(o.result.stderr)")
+        #expect(o.result.stderr.contains(says), "\(o.result.stderr)")
+        #expect(o.result.stdout.isEmpty, "\(o.result.stdout.prefix(80))")
+        Self.expectNothingHappened(o)
+    }
+
     static let badScreenshotOptions: [(options: [String], name: String)] = [
         (["-o", "shot.gif"], "--output"),
         (["--long", "--idle-stop", "never"], "--idle-stop"),

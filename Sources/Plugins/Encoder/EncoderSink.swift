@@ -38,6 +38,14 @@ public final class EncoderSink: CaptureSink, @unchecked Sendable {
         self.options = options
     }
 
+    /// The output is given and can be written (`OutputFile.checkDestination`), before consent.
+    public func preflight(_ plan: SinkPreflight) throws(SinkError) {
+        guard let output = options.output ?? plan.output, !output.isEmpty else {
+            throw .invalidOption(sink: id, option: "output", reason: "no output file; give output=FILE or a recording output")
+        }
+        try OutputFile.checkDestination(output, sink: id)
+    }
+
     public func open(_ context: SinkContext) throws(SinkError) {
         guard worker == nil else { throw .failed(sink: id, reason: "open was called twice") }
         let settings = try options.resolve(context)

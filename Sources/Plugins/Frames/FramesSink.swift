@@ -54,22 +54,46 @@ public final class FramesSink: CaptureSink, @unchecked Sendable {
         self.options = options
     }
 
-    public func open(_ context: SinkContext) throws(SinkError) {
-        guard let dir = options.output ?? context.output else {
+    /// The folder is given and can hold the frames (or be made), before consent.
+    public func preflight(_ plan: SinkPreflight) throws(SinkError) {
+        let dir = try folder(plan.output)
+        var st = stat()
+        if stat(dir, &st) == 0 {
+            try Self.checkFolder(dir, st)
+        } else {
+            // Made at `open`: as a file there would be, checked as one (its folder exists and is writable).
+            try OutputFile.checkDestination(dir, sink: id)
+        }
+    }
+
+    private func folder(_ output: String?) throws(SinkError) -> String {
+        guard let dir = options.output ?? output else {
             throw .invalidOption(sink: id, option: "output", reason: "no output folder; give output=DIR")
         }
-        var st = stat()
-        if stat(dir, &st) != 0 {
-            guard mkdir(dir, 0o700) == 0 else {
-                throw OutputFile.openError(errno, path: dir)
-            }
-        } else if (st.st_mode & S_IFMT) != S_IFDIR {
+        return dir
+    }
+
+    /// An existing folder may take the frames: a folder, the user's or root's, not open to everyone.
+    private static func checkFolder(_ dir: String, _ st: stat) throws(SinkError) {
+        if (st.st_mode & S_IFMT) != S_IFDIR {
             throw .filePermissions(path: dir, reason: "not a folder; the frames sink writes one PNG per frame into a folder")
         } else if st.st_uid != geteuid() && st.st_uid != 0 {
             throw .filePermissions(path: dir, reason: "the folder belongs to another user (uid \(st.st_uid)), who could "
                 + "take the frames; choose a folder of your own")
         } else if let reason = PrivateFile.unsafeFolderReason(dir) {
             throw .filePermissions(path: dir, reason: reason)
+        }
+    }
+
+    public func open(_ context: SinkContext) throws(SinkError) {
+        let dir = try folder(context.output)
+        var st = stat()
+        if stat(dir, &st) != 0 {
+            guard mkdir(dir, 0o700) == 0 else {
+                throw OutputFile.openError(errno, path: dir)
+            }
+        } else {
+            try Self.checkFolder(dir, st)
         }
         directory = dir
         let encoder = PNGEncoder()

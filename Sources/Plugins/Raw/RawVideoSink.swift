@@ -42,16 +42,29 @@ public final class RawVideoSink: CaptureSink, @unchecked Sendable {
         self.options = options
     }
 
-    public func open(_ context: SinkContext) throws(SinkError) {
-        guard let base = options.output ?? context.output else {
+    /// The output is given, audio has a file when it will come, and both can be written, before consent.
+    public func preflight(_ plan: SinkPreflight) throws(SinkError) {
+        let paths = try plannedPaths(output: plan.output, video: true, audio: plan.audio)
+        try OutputFile.checkDestination(paths.video, sink: id)
+        if plan.audio, let audio = paths.audio { try OutputFile.checkDestination(audio, sink: id) }
+    }
+
+    /// The files for this recording; refused when there is no output, or audio will come with nowhere to go.
+    private func plannedPaths(output: String?, video: Bool, audio: Bool) throws(SinkError) -> (video: String, audio: String?) {
+        guard let base = options.output ?? output else {
             throw .invalidOption(sink: id, option: "output", reason: "no output path; give output=FILE or a recording output")
         }
-        let paths = RawVideoSink.paths(for: base, hasVideo: context.video != nil, audioOverride: options.audioOutput)
-        // Checked before anything is written (a Y4M header already on standard output would be half a stream).
-        if context.audio != nil && paths.audio == nil {
+        let paths = RawVideoSink.paths(for: base, hasVideo: video, audioOverride: options.audioOutput)
+        if audio && paths.audio == nil {
             throw .invalidOption(sink: id, option: "audio", reason:
                 "video goes to \(base == "-" ? "standard output" : base); give audio=FILE for the audio")
         }
+        return paths
+    }
+
+    public func open(_ context: SinkContext) throws(SinkError) {
+        // Checked before anything is written (a Y4M header already on standard output would be half a stream).
+        let paths = try plannedPaths(output: context.output, video: context.video != nil, audio: context.audio != nil)
         if let v = context.video {
             let rate = v.frameRate.numerator > 0 && v.frameRate.denominator > 0 ? v.frameRate : options.fallbackRate
             let writer = Y4MWriter(width: v.width, height: v.height, rate: rate, chroma: options.chroma)

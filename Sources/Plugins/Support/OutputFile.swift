@@ -154,6 +154,46 @@ final class OutputFile {
         return try openExisting(path)
     }
 
+    /// Checks without writing anything that `openPrivately(path)` could write there: `-` and descriptors are
+    /// fine; otherwise the folder must exist and be writable, and what is at the name (if anything) must be
+    /// a file or FIFO of one's own (a FIFO nobody else may open), or a character device, not a symlink or a
+    /// folder. Errors name the path in full. For `preflight`: the checks `open` makes, before consent.
+    static func checkDestination(_ path: String, sink: String) throws(SinkError) {
+        guard path != "-", heldDescriptorPath(path) == nil else { return }
+        let absolute = path.hasPrefix("/") ? path : currentDirectory() + "/" + path
+        let folder = absolute.lastIndex(of: "/").map { $0 == absolute.startIndex ? "/" : String(absolute[..<$0]) } ?? "."
+        var st = stat()
+        guard stat(folder, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+            throw .filePermissions(path: absolute, reason: "the folder \(folder) does not exist")
+        }
+        guard lstat(absolute, &st) == 0 else {
+            guard access(folder, W_OK) == 0 else {
+                throw .filePermissions(path: absolute, reason: "the folder \(folder) is not writable")
+            }
+            return
+        }
+        switch st.st_mode & S_IFMT {
+        case S_IFLNK:
+            throw .filePermissions(path: absolute, reason: "it is a symbolic link, and a recording is written only to "
+                + "the file itself; give the path it points to (or - for standard output)")
+        case S_IFIFO:
+            if let reason = fifoProblem(st) { throw .filePermissions(path: absolute, reason: reason) }
+        case S_IFREG:
+            guard st.st_uid == geteuid() else { throw .filePermissions(path: absolute, reason: foreignReason(st.st_uid)) }
+        case S_IFCHR:
+            break
+        case S_IFDIR:
+            throw .filePermissions(path: absolute, reason: "it is a folder; give a file name")
+        default:
+            throw .filePermissions(path: absolute, reason: "it is neither a file, a FIFO nor a character device")
+        }
+    }
+
+    private static func currentDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        return getcwd(&buffer, buffer.count) != nil ? String(cString: buffer) : "."
+    }
+
     /// `/proc/self/fd/N` for a path naming a descriptor of this process, or nil.
     static func heldDescriptorPath(_ path: String) -> String? {
         let named = ["/dev/stdout": "1", "/dev/stderr": "2"]

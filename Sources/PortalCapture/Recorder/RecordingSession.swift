@@ -110,6 +110,9 @@ final class RecordingSession: Sendable {
                 ])))
             }
             for spec in options.sinks { sinks.append(try registry.makeSink(spec)) }
+            // What the sinks can check without the stream (their outputs), before anyone is asked.
+            let plan = SinkPreflight(audio: options.microphone || options.systemAudio)
+            for sink in sinks { try sink.preflight(plan) }
         } catch {
             abandon(sinks, file, configuration.store, heldFile)
             throw RecordingError(error)

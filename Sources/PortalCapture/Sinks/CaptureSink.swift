@@ -18,6 +18,10 @@ public protocol CaptureSink: AnyObject, Sendable {
     var isolation: SinkIsolation? { get }
     /// The plugin file the sink's code comes from, named in its errors; nil (the default) for code built in.
     var pluginPath: String? { get }
+    /// Checks, before anyone is asked for consent, what can be checked without the stream: the options the
+    /// recording will need (an output path), and whether the files can be written there (`SinkPreflight`).
+    /// Writes nothing. Default: nothing to check.
+    func preflight(_ plan: SinkPreflight) throws(SinkError)
     /// Called once, before the first sample, with the formats known at that point.
     func open(_ context: SinkContext) throws(SinkError)
     /// A video frame or audio chunk, in order.
@@ -37,8 +41,22 @@ public protocol CaptureSink: AnyObject, Sendable {
 extension CaptureSink {
     public var isolation: SinkIsolation? { nil }
     public var pluginPath: String? { nil }
+    public func preflight(_ plan: SinkPreflight) throws(SinkError) {}
     public func formatChanged(_ format: VideoFormat) throws(SinkError) {}
     public func ended(at time: UInt64) throws(SinkError) {}
+}
+
+/// What a recording will give a sink, known before it starts (for `CaptureSink.preflight`).
+public struct SinkPreflight: Sendable {
+    /// Whether audio will come (a microphone or system audio), as well as video.
+    public var audio: Bool
+    /// The output `open` will be given (`SinkContext.output`); nil in recordings, where sinks take their own.
+    public var output: String?
+
+    public init(audio: Bool, output: String? = nil) {
+        self.audio = audio
+        self.output = output
+    }
 }
 
 /// What a sink is opened with.
