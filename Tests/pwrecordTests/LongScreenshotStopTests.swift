@@ -72,6 +72,8 @@ struct LongScreenshotStopTests {
         let beside = home.root.appendingPathComponent("appear-2.png").path
         #expect(r.stderr.contains("appeared during the capture") && r.stderr.contains("saved as \(beside)"), "\(r.stderr)")
         #expect(try Self.pngHeight(beside) == 240)
+        // Its standard input is no terminal: Enter, which is not read then, is not offered.
+        #expect(r.stderr.contains("send SIGINT (Ctrl-C) when done") && !r.stderr.contains("press Enter"), "\(r.stderr)")
     }
 
     @Test("a --max-height below the captured area is a usage error naming the option (exit 2)")

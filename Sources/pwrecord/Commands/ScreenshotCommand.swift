@@ -131,7 +131,9 @@ enum ScreenshotCommand {
             console.error("PipeWire: \(error)")
             return .failure
         }
-        console.note("scroll the content now; press Enter or Ctrl-C when done (stops by itself after "
+        // Enter is read only from a terminal (EnterKey): without one, it is not offered.
+        let keys = isatty(STDIN_FILENO) != 0 ? "press Enter or Ctrl-C" : "send SIGINT (Ctrl-C)"
+        console.note("scroll the content now; \(keys) when done (stops by itself after "
                      + "\(DurationText.seconds(idleStop)) without scrolling)")
         let stops = StopSignals()
         let enter = EnterKey()
