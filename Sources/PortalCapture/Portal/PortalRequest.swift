@@ -38,7 +38,16 @@ struct PortalRequest: Sendable {
                                               interface: interface, member: method,
                                               body: arguments + [body.dbusValue], timeout: timeout)
         } catch {
-            throw PortalError(error, interface: interface, method: method)
+            let failure = PortalError(error, interface: interface, method: method)
+            switch failure {
+            case .cancelled, .timedOut:
+                // Given up before the reply came: the frontend may have made the request already, at the path
+                // the specification predicts (as a dialog, say), so it is closed there.
+                closeRequest(predicted)
+            default:
+                break
+            }
+            throw failure
         }
         let handle = try PortalRequest.handle(in: reply, method: method)
         if handle != predicted {

@@ -36,6 +36,8 @@ final class FakePortal: Sendable {
         case rawResponse([DBusValue])
         /// Answers the method call with this body instead of a handle.
         case rawReply([DBusValue])
+        /// Never answers the method call itself (the request is made, the reply never sent).
+        case hang
     }
 
     /// A call the fake received: method name (`Request.Close` and `Session.Close` included), its path and options.
@@ -209,6 +211,8 @@ final class FakePortal: Sendable {
             respond(handle, to: call.sender, body)
         case .rawReply(let body):
             try? call.reply(body)
+        case .hang:
+            break
         }
     }
 
