@@ -102,11 +102,16 @@ struct OutputRecordingTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: "/dev").filter { $0.contains("partial") }.isEmpty)
     }
 
-    @Test("a partial name swapped for a symlink while the consent dialog is open is never written through; the output gets the recording")
-    func partialNameSwappedDuringConsent() async throws {
+    /// A harness whose consent "dialog" stays open for a second: time to swap names on the way meanwhile.
+    static func harnessWithConsentDialog() throws -> RecorderHarness {
         var behaviour = LocalScreenCastProvider.Behaviour()
         behaviour.consentDelay = .seconds(1)
-        let h = try RecorderHarness(behaviour: behaviour)
+        return try RecorderHarness(behaviour: behaviour)
+    }
+
+    @Test("a partial name swapped for a symlink while the consent dialog is open is never written through; the output gets the recording")
+    func partialNameSwappedDuringConsent() async throws {
+        let h = try Self.harnessWithConsentDialog()
         let dir = h.root.appendingPathComponent("shared")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let victim = h.root.appendingPathComponent("victim.txt")
@@ -131,9 +136,7 @@ struct OutputRecordingTests {
 
     @Test("a kept recording's folder swapped for a link elsewhere while the consent dialog is open is never written through")
     func keptFolderSwappedDuringConsent() async throws {
-        var behaviour = LocalScreenCastProvider.Behaviour()
-        behaviour.consentDelay = .seconds(1)
-        let h = try RecorderHarness(behaviour: behaviour)
+        let h = try Self.harnessWithConsentDialog()
         let elsewhere = h.root.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
         let recorder = h.recorder

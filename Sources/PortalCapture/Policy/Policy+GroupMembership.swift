@@ -37,31 +37,16 @@ extension Policy {
         return (confirmed, problems)
     }
 
-    /// The member names of group `name` (empty when there is no such group); the buffer grows on ERANGE.
+    /// The member names of group `name` (empty when there is no such group).
     static func members(ofGroup name: String, user: String, lookup: GroupByName) throws(PolicyError) -> [String] {
-        var size = 16_384
-        while true {
-            var group = Glibc.group()
-            var result: UnsafeMutablePointer<Glibc.group>? = nil
-            var buffer = [CChar](repeating: 0, count: size)
-            let rc = buffer.withUnsafeMutableBufferPointer { lookup(name, &group, $0.baseAddress!, $0.count, &result) }
-            switch rc {
-            case 0:
-                guard result != nil, var member = group.gr_mem else { return [] }
-                var names: [String] = []
-                while let entry = member.pointee {
-                    names.append(String(cString: entry))
-                    member += 1
-                }
-                return names
-            case ERANGE where size < PolicyPasswdEntry.largestGroupBuffer:
-                size *= 4
-            case ERANGE:
-                throw .groupLookupFailed(user: user, reason: "the entry of group \(name) is larger than "
-                    + "\(PolicyPasswdEntry.largestGroupBuffer >> 20) MiB")
-            default:
-                throw .groupLookupFailed(user: user, reason: "group \(name): \(String(cString: strerror(rc)))")
+        try PolicyPasswdEntry.groupEntry("group \(name)", user: user, lookup: { lookup(name, $0, $1, $2, $3) }) { group in
+            var names: [String] = []
+            guard var member = group?.gr_mem else { return names }
+            while let entry = member.pointee {
+                names.append(String(cString: entry))
+                member += 1
             }
+            return names
         }
     }
 }

@@ -74,24 +74,40 @@ struct PolicyPasswdEntry {
         return names
     }
 
-    /// The name of group `gid`, nil when it has no entry; the buffer grows while `lookup` says ERANGE.
+    /// The name of group `gid`, nil when it has no entry.
     static func groupName(_ gid: gid_t, user: String, lookup: GroupLookup) throws(PolicyError) -> String? {
+        try groupEntry("group \(gid)", user: user, lookup: { lookup(gid, $0, $1, $2, $3) }) { group in
+            group?.gr_name.map { String(cString: $0) }
+        }
+    }
+
+    /// One group entry through a reentrant lookup (`getgrgid_r`, `getgrnam_r`) given a buffer of 16 KiB that
+    /// grows fourfold while it says ERANGE, up to `largestGroupBuffer`; `read` gets the entry (nil: none, a
+    /// success with no result) while its buffer lives. Any error code throws `groupLookupFailed` naming `what`.
+    static func groupEntry<T>(
+        _ what: String, user: String,
+        lookup: (UnsafeMutablePointer<Glibc.group>, UnsafeMutablePointer<CChar>, Int,
+                 UnsafeMutablePointer<UnsafeMutablePointer<Glibc.group>?>) -> Int32,
+        read: (Glibc.group?) -> T
+    ) throws(PolicyError) -> T {
         var size = 16_384
         while true {
             var group = Glibc.group()
             var result: UnsafeMutablePointer<Glibc.group>? = nil
             var buffer = [CChar](repeating: 0, count: size)
-            let rc = buffer.withUnsafeMutableBufferPointer { lookup(gid, &group, $0.baseAddress!, $0.count, &result) }
+            let (rc, value) = buffer.withUnsafeMutableBufferPointer { raw -> (Int32, T?) in
+                let rc = lookup(&group, raw.baseAddress!, raw.count, &result)
+                return (rc, rc == 0 ? read(result == nil ? nil : group) : nil)
+            }
             switch rc {
             case 0:
-                guard result != nil, let name = group.gr_name else { return nil }
-                return String(cString: name)
+                return value!
             case ERANGE where size < largestGroupBuffer:
                 size *= 4
             case ERANGE:
-                throw .groupLookupFailed(user: user, reason: "the entry of group \(gid) is larger than \(largestGroupBuffer >> 20) MiB")
+                throw .groupLookupFailed(user: user, reason: "the entry of \(what) is larger than \(largestGroupBuffer >> 20) MiB")
             default:
-                throw .groupLookupFailed(user: user, reason: "group \(gid): \(String(cString: strerror(rc)))")
+                throw .groupLookupFailed(user: user, reason: "\(what): \(String(cString: strerror(rc)))")
             }
         }
     }
