@@ -191,7 +191,8 @@ final class OutputFile {
 
     private static func currentDirectory() -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        return getcwd(&buffer, buffer.count) != nil ? String(cString: buffer) : "."
+        guard getcwd(&buffer, buffer.count) != nil else { return "." }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `/proc/self/fd/N` for a path naming a descriptor of this process, or nil.
