@@ -24,9 +24,11 @@ final class SessionStream: Sendable {
                                            render: content.renderer)
     }
 
-    /// Waits until PipeWire announced the node; returns its global id (what `Start` reports).
+    /// Waits until PipeWire announced the node; returns its global id (what `Start` reports). Up to 20 s, as a
+    /// compositor's backend waits for its own streams: on a loaded two-core CI machine the node once took over
+    /// the default 5 s, and `Start` failed (Response 2) though nothing was wrong.
     func waitUntilReady() async throws(PipeWireError) -> UInt32 {
-        try await producer.waitUntilReady().id
+        try await producer.waitUntilReady(timeout: .seconds(20)).id
     }
 
     /// The `(ua{sv})` entry of `Start`'s `streams`: node id, `size (ii)`, `source_type u`, and for
