@@ -44,20 +44,27 @@ extension OutputFile {
             }
             return
         }
+        if let reason = problem(with: st) { throw .filePermissions(path: absolute, reason: reason) }
+    }
+
+    /// Why what `st` describes may not receive a recording, or nil: a symlink, a folder, another user's file
+    /// or FIFO, a FIFO others may open, or anything but a file, FIFO or character device. What `openPrivately`
+    /// and `checkDestination` both refuse.
+    private static func problem(with st: stat) -> String? {
         switch st.st_mode & S_IFMT {
         case S_IFLNK:
-            throw .filePermissions(path: absolute, reason: "it is a symbolic link, and a recording is written only to "
-                + "the file itself; give the path it points to (or - for standard output)")
+            "it is a symbolic link, and a recording is written only to the file itself; give the path it points "
+                + "to (or - for standard output)"
         case S_IFIFO:
-            if let reason = fifoProblem(st) { throw .filePermissions(path: absolute, reason: reason) }
+            fifoProblem(st)
         case S_IFREG:
-            guard st.st_uid == geteuid() else { throw .filePermissions(path: absolute, reason: foreignReason(st.st_uid)) }
+            st.st_uid == geteuid() ? nil : foreignReason(st.st_uid)
         case S_IFCHR:
-            break
+            nil
         case S_IFDIR:
-            throw .filePermissions(path: absolute, reason: "it is a folder; give a file name")
+            "it is a folder; give a file name"
         default:
-            throw .filePermissions(path: absolute, reason: "it is neither a file, a FIFO nor a character device")
+            "it is neither a file, a FIFO nor a character device"
         }
     }
 
@@ -91,7 +98,7 @@ extension OutputFile {
         var fd = Glibc.open(path, flags | O_NONBLOCK)
         if fd < 0 && errno == ENXIO {
             var st = stat()
-            if lstat(path, &st) == 0, let reason = fifoProblem(st) {
+            if lstat(path, &st) == 0, let reason = problem(with: st) {
                 throw .filePermissions(path: path, reason: reason)
             }
             fd = Glibc.open(path, flags)
@@ -100,9 +107,9 @@ extension OutputFile {
         }
         guard fd >= 0 else {
             let e = errno
-            if e == ELOOP {
-                throw .filePermissions(path: path, reason: "it is a symbolic link, and a recording is written only to "
-                    + "the file itself; give the path it points to (or - for standard output)")
+            var st = stat()
+            if e == ELOOP, lstat(path, &st) == 0, let reason = problem(with: st) {
+                throw .filePermissions(path: path, reason: reason)
             }
             throw openError(e, path: path)
         }
@@ -112,12 +119,8 @@ extension OutputFile {
         }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw refuse(String(cString: strerror(errno))) }
-        switch st.st_mode & S_IFMT {
-        case S_IFIFO:
-            if let reason = fifoProblem(st) { throw refuse(reason) }
-            return fd
-        case S_IFREG:
-            guard st.st_uid == geteuid() else { throw refuse(foreignReason(st.st_uid)) }
+        if let reason = problem(with: st) { throw refuse(reason) }
+        if (st.st_mode & S_IFMT) == S_IFREG {
             if st.st_mode & 0o077 != 0 {
                 // Someone may have opened it while others could read it: a new file takes the name instead. In
                 // a folder that is not ours to change, the file itself is made private (the best left to do).
@@ -136,17 +139,12 @@ extension OutputFile {
                 Glibc.close(fd)
                 throw openError(e, path: path)
             }
-            return fd
-        case S_IFCHR:
-            return fd
-        default:
-            throw refuse("it is neither a file, a FIFO nor a character device")
         }
+        return fd
     }
 
     /// Why a FIFO may not carry a recording, or nil: another user's, or one others may open to read.
     private static func fifoProblem(_ st: stat) -> String? {
-        guard (st.st_mode & S_IFMT) == S_IFIFO else { return nil }
         if st.st_uid != geteuid() { return foreignReason(st.st_uid) }
         guard st.st_mode & 0o077 == 0 else {
             return "the FIFO may be opened by others (mode \(String(st.st_mode & 0o777, radix: 8))), who could read "
