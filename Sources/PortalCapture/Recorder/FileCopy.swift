@@ -33,6 +33,12 @@ enum FileCopy {
         if let failure { throw failure }
     }
 
+    /// What a failed create, write or sync of `path` with errno `e` is: `insufficientStorage` for a full disk
+    /// or quota (`ENOSPC`, `EDQUOT`), else `filePermissions` with `strerror`.
+    static func storageError(_ e: Int32, path: String) -> RecordingError {
+        e == ENOSPC || e == EDQUOT ? .insufficientStorage(path: path) : .filePermissions(path: path, reason: String(cString: strerror(e)))
+    }
+
     /// Writes all of `bytes` to `output` (retrying short writes and EINTR); a full disk is `insufficientStorage`.
     static func writeAll(_ bytes: UnsafeRawBufferPointer, to output: Int32, path: String) throws(RecordingError) {
         guard let base = bytes.baseAddress else { return }
@@ -41,9 +47,7 @@ enum FileCopy {
             let w = write(output, base + done, bytes.count - done)
             if w < 0 {
                 if errno == EINTR { continue }
-                throw errno == ENOSPC || errno == EDQUOT
-                    ? .insufficientStorage(path: path)
-                    : .filePermissions(path: path, reason: String(cString: strerror(errno)))
+                throw storageError(errno, path: path)
             }
             done += w
         }

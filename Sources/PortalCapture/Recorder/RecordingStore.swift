@@ -121,39 +121,29 @@ public struct RecordingStore: Sendable {
     private func writeInfo(_ info: RecordingInfo, in dir: URL) throws(RecordingError) {
         let url = dir.appendingPathComponent("info.json")
         let tmp = dir.appendingPathComponent(".info.json.\(getpid())")
-        do {
-            let data = try Self.encoder.encode(info)
-            // A name of our own, never an existing file or link (O_EXCL | O_NOFOLLOW): the folder is private, but
-            // what is written there is checked, not assumed.
-            unlink(tmp.path)
-            let fd = open(tmp.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard fd >= 0 else {
-                let e = errno
-                throw e == ENOSPC || e == EDQUOT
-                    ? RecordingError.insufficientStorage(path: url.path)
-                    : RecordingError.filePermissions(path: url.path, reason: String(cString: strerror(e)))
-            }
-            do {
-                try FileCopy.writeAll(data, to: fd, path: url.path)
-            } catch {
-                close(fd)
-                unlink(tmp.path)
-                throw error
-            }
-            let synced = fsync(fd) == 0 || errno == EINVAL
-            let err = errno
-            close(fd)
-            guard synced, rename(tmp.path, url.path) == 0 else {
-                let e = synced ? errno : err
-                unlink(tmp.path)
-                throw e == ENOSPC || e == EDQUOT
-                    ? RecordingError.insufficientStorage(path: url.path)
-                    : RecordingError.filePermissions(path: url.path, reason: String(cString: strerror(e)))
-            }
-        } catch let error as RecordingError {
-            throw error
-        } catch {
+        let data: Data
+        do { data = try Self.encoder.encode(info) } catch {
             throw .failed(reason: "cannot encode recording info: \(error)")
+        }
+        // A name of our own, never an existing file or link (O_EXCL | O_NOFOLLOW): the folder is private, but
+        // what is written there is checked, not assumed.
+        unlink(tmp.path)
+        let fd = open(tmp.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw FileCopy.storageError(errno, path: url.path) }
+        do {
+            try FileCopy.writeAll(data, to: fd, path: url.path)
+        } catch {
+            close(fd)
+            unlink(tmp.path)
+            throw error
+        }
+        let synced = fsync(fd) == 0 || errno == EINVAL
+        let syncError = errno
+        close(fd)
+        guard synced, rename(tmp.path, url.path) == 0 else {
+            let e = synced ? errno : syncError
+            unlink(tmp.path)
+            throw FileCopy.storageError(e, path: url.path)
         }
     }
 

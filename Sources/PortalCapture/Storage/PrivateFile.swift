@@ -16,11 +16,7 @@ public enum PrivateFile {
         let suffix = ext.isEmpty ? "" : "." + ext
         var template = Array("\(dir)/\(stem).partial-XXXXXX\(suffix)".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, Int32(suffix.utf8.count)) }
-        guard fd >= 0 else {
-            let err = errno
-            if err == ENOSPC || err == EDQUOT { throw .insufficientStorage(path: destination.path) }
-            throw .filePermissions(path: destination.path, reason: String(cString: strerror(err)))
-        }
+        guard fd >= 0 else { throw FileCopy.storageError(errno, path: destination.path) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         // mkstemps creates the file 0600 already; say it explicitly in case a libc does otherwise.
         _ = fchmod(fd, 0o600)
@@ -65,7 +61,7 @@ public enum PrivateFile {
         if (st.st_mode & S_IFMT) == S_IFDIR {
             return "it is a folder; give a file name, e.g. \(destination.path)/\(example)"
         }
-        if let reason = specialFileReason(destination) { return reason }
+        if let reason = specialFileReason(st, at: destination) { return reason }
         if replacing { return nil }
         if (st.st_mode & S_IFMT) == S_IFLNK {
             let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: destination.path)) ?? "?"
@@ -80,6 +76,11 @@ public enum PrivateFile {
     static func specialFileReason(_ destination: URL) -> String? {
         var st = stat()
         guard lstat(destination.path, &st) == 0 else { return nil }
+        return specialFileReason(st, at: destination)
+    }
+
+    /// `specialFileReason` for what `lstat` already said of `destination`.
+    private static func specialFileReason(_ st: stat, at destination: URL) -> String? {
         let kind: String
         switch st.st_mode & S_IFMT {
         case S_IFCHR, S_IFBLK: kind = "a device"
