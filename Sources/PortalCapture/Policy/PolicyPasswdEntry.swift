@@ -45,6 +45,9 @@ struct PolicyPasswdEntry {
         return nil
     }
 
+    /// A reentrant group lookup with its key bound: `(group, buffer, size, result) -> errno`.
+    typealias GroupEntryCall = (UnsafeMutablePointer<Glibc.group>, UnsafeMutablePointer<CChar>, Int,
+                                UnsafeMutablePointer<UnsafeMutablePointer<Glibc.group>?>) -> Int32
     /// `getgrgid_r`'s shape, so tests can stand in for the group database.
     typealias GroupLookup = (gid_t, UnsafeMutablePointer<Glibc.group>, UnsafeMutablePointer<CChar>, Int,
                              UnsafeMutablePointer<UnsafeMutablePointer<Glibc.group>?>) -> Int32
@@ -85,10 +88,7 @@ struct PolicyPasswdEntry {
     /// grows fourfold while it says ERANGE, up to `largestGroupBuffer`; `read` gets the entry (nil: none, a
     /// success with no result) while its buffer lives. Any error code throws `groupLookupFailed` naming `what`.
     static func groupEntry<T>(
-        _ what: String, user: String,
-        lookup: (UnsafeMutablePointer<Glibc.group>, UnsafeMutablePointer<CChar>, Int,
-                 UnsafeMutablePointer<UnsafeMutablePointer<Glibc.group>?>) -> Int32,
-        read: (Glibc.group?) -> T
+        _ what: String, user: String, lookup: GroupEntryCall, read: (Glibc.group?) -> T
     ) throws(PolicyError) -> T {
         var size = 16_384
         while true {

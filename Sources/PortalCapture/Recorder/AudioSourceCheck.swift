@@ -11,6 +11,16 @@ struct AudioSourceCheck {
         case microphone, systemAudio
 
         var option: String { self == .microphone ? "microphone node" : "system audio node" }
+        /// What a node of this kind is, to a user.
+        var heard: String { self == .microphone ? "a microphone" : "what the desktop plays" }
+        /// What a recording of this kind asks of the policy, with its key.
+        var policyRule: String { self == .microphone ? "the microphone (microphone = deny)" : "system audio (system-audio = deny)" }
+        /// The other kind.
+        var other: Kind { self == .microphone ? .systemAudio : .microphone }
+
+        func isAllowed(by decision: PolicyDecision) -> Bool {
+            self == .microphone ? decision.microphoneAllowed : decision.systemAudioAllowed
+        }
 
         /// Whether a node of `mediaClass` is what this kind reads: a source for the microphone, an output (whose
         /// monitor is read) for system audio.
@@ -45,14 +55,10 @@ struct AudioSourceCheck {
             }
             return .object(String(serial))
         }
-        let other: Kind = kind == .microphone ? .systemAudio : .microphone
-        if other.accepts(mediaClass) {
-            let allowed = other == .microphone ? decision.microphoneAllowed : decision.systemAudioAllowed
-            if !allowed {
-                throw .disabled(reason: "\(kind.option) '\(node)' is \(other == .microphone ? "a microphone" : "what the desktop plays") "
-                    + "(media.class \(mediaClass)), and the policy does not allow recording "
-                    + "\(other == .microphone ? "the microphone (microphone = deny)" : "system audio (system-audio = deny)")")
-            }
+        let other = kind.other
+        if other.accepts(mediaClass) && !other.isAllowed(by: decision) {
+            throw .disabled(reason: "\(kind.option) '\(node)' is \(other.heard) (media.class \(mediaClass)), and the "
+                + "policy does not allow recording \(other.policyRule)")
         }
         let wanted = kind == .microphone ? "a microphone (Audio/Source)" : "an output (Audio/Sink)"
         throw .invalidParameter("\(kind.option) '\(node)' is media.class \(mediaClass), not \(wanted)"

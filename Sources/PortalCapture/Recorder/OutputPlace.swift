@@ -6,7 +6,7 @@ public enum OutputPlace {
     /// built-in sinks' `output=`, the raw sink's `audio=`, a plugin's `output=`). A sink `registry` does not
     /// know (a plugin not loaded yet) has `output=` and `audio=` taken for paths.
     public static func pathKeys(of spec: SinkSpec, in registry: SinkRegistry) -> [String] {
-        guard let factory = try? registry.factory(for: spec.id) else { return ["output", "audio"] }
+        guard let factory = try? registry.factory(for: spec.id) else { return SinkOptionInfo.conventionalPathNames }
         return factory.options.filter(\.isPath).map(\.name)
     }
 

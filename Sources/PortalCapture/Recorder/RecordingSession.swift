@@ -74,7 +74,8 @@ final class RecordingSession: Sendable {
                       onProgress: @escaping @Sendable (RecordingProgress) -> Void) async throws(RecordingError) -> RecordingSession {
         // 1. Everything that needs no one's consent.
         try options.validate()
-        try PreflightCheck(appID: appID, options: options, keepsFile: keepsFile, deliversToHandler: !extraSinks.isEmpty,
+        let deliversToHandler = !extraSinks.isEmpty
+        try PreflightCheck(appID: appID, options: options, keepsFile: keepsFile, deliversToHandler: deliversToHandler,
                            configuration: configuration, decision: decision).run()
         var registry = configuration.sinks
         registry.allowed = decision.allowedSinks.map { .only($0) } ?? .all
@@ -123,21 +124,23 @@ final class RecordingSession: Sendable {
         var audioCore: PipeWireCore?
         var audio: (microphone: PipeWireTarget?, systemAudio: PipeWireTarget?) = (nil, nil)
         if options.microphone || options.systemAudio {
-            do { audioCore = try PipeWireCore(name: "pwrecord-audio", remote: configuration.pipewireRemote) } catch {
+            let core: PipeWireCore
+            do { core = try PipeWireCore(name: "pwrecord-audio", remote: configuration.pipewireRemote) } catch {
                 abandon(sinks, file, configuration.store, heldFile)
                 let what = options.microphone ? (options.systemAudio ? "the microphone and system audio" : "the microphone") : "system audio"
                 throw .failedToStart(reason: "cannot reach PipeWire for \(what): \(error)")
             }
+            audioCore = core
             do throws(RecordingError) {
                 let check = AudioSourceCheck()
                 if options.microphone {
-                    audio.microphone = try await check.target(.microphone, node: options.microphoneNode, core: audioCore!, decision: decision)
+                    audio.microphone = try await check.target(.microphone, node: options.microphoneNode, core: core, decision: decision)
                 }
                 if options.systemAudio {
-                    audio.systemAudio = try await check.target(.systemAudio, node: options.systemAudioNode, core: audioCore!, decision: decision)
+                    audio.systemAudio = try await check.target(.systemAudio, node: options.systemAudioNode, core: core, decision: decision)
                 }
             } catch {
-                audioCore?.close()
+                core.close()
                 abandon(sinks, file, configuration.store, heldFile)
                 throw error
             }
@@ -214,7 +217,7 @@ final class RecordingSession: Sendable {
         }
         let session = RecordingSession(appID: appID, options: options, configuration: configuration, grant: grant,
                                        audioCore: audioCore, pipeline: pipeline, file: file, destination: destination,
-                                       keepsFile: keepsFile, deliversToHandler: !extraSinks.isEmpty, held: heldFile,
+                                       keepsFile: keepsFile, deliversToHandler: deliversToHandler, held: heldFile,
                                        appLock: appLock, onEnd: onEnd)
         do {
             try pipeline.start()

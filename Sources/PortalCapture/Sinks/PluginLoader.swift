@@ -173,7 +173,7 @@ public struct PluginLoader: Sendable {
             options.append(SinkOptionInfo(optionName,
                                           default: o.default_value.map { String(cString: $0) },
                                           summary: o.description.map { String(cString: $0) } ?? "",
-                                          isPath: ["output", "audio"].contains(optionName)))
+                                          isPath: SinkOptionInfo.conventionalPathNames.contains(optionName)))
         }
         let summary = t.description.map { String(cString: $0) } ?? "(plugin)"
         let plugin = PluginTable(table: table, id: id, path: path)

@@ -11,6 +11,10 @@ public struct SinkOptionInfo: Sendable, Hashable {
     /// Whether the value is a file or folder the sink writes (`output=`): the policy's `output-dirs` govern it.
     public var isPath: Bool
 
+    /// The option names taken for paths where a sink cannot say (a plugin's C table, a sink not loaded yet):
+    /// what the built-in sinks write to.
+    public static let conventionalPathNames = ["output", "audio"]
+
     public init(_ name: String, default defaultValue: String? = nil, choices: [String]? = nil, summary: String,
                 isPath: Bool = false) {
         self.name = name
