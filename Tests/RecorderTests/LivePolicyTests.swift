@@ -53,11 +53,7 @@ struct LivePolicyTests {
         try await h.recorder.startCapture { sample in counter.add(sample) }
         #expect(await eventually { counter.video >= 3 })
         try h.writeUserPolicy("[defaults]\nsinks = encoder\n")
-        #expect(await eventually(timeout: .seconds(5)) { spy.stopErrors.count == 1 }, "still capturing")
-        guard case .disabled(let reason)?? = spy.stopErrors.first else {
-            Issue.record("expected disabled, got \(spy.stopErrors)")
-            return
-        }
+        guard let reason = await spy.disabledStop(still: "still capturing") else { return }
         #expect(reason.contains("'callback'"), "\(reason)")
     }
 
@@ -72,11 +68,7 @@ struct LivePolicyTests {
         try await Task.sleep(for: .seconds(1))
         #expect(spy.stopErrors.isEmpty, "a microphone denial stopped a recording without the microphone")
         try h.writeUserPolicy("[defaults]\nsystem-audio = deny\n")
-        #expect(await eventually(timeout: .seconds(5)) { spy.stopErrors.count == 1 }, "still recording")
-        guard case .disabled(let reason)?? = spy.stopErrors.first else {
-            Issue.record("expected disabled, got \(spy.stopErrors)")
-            return
-        }
+        guard let reason = await spy.disabledStop() else { return }
         #expect(reason.contains("system-audio"), "\(reason)")
         let kept = try #require(h.recorder.keptRecording)
         #expect(try mediaDuration(kept.file.path) > 1.5)
@@ -90,11 +82,7 @@ struct LivePolicyTests {
         try await h.recorder.startRecording()
         try await Task.sleep(for: .seconds(1))
         try h.writeUserPolicy("[defaults]\nsinks = raw\n")
-        #expect(await eventually(timeout: .seconds(5)) { spy.stopErrors.count == 1 }, "still recording")
-        guard case .disabled(let reason)?? = spy.stopErrors.first else {
-            Issue.record("expected disabled, got \(spy.stopErrors)")
-            return
-        }
+        guard let reason = await spy.disabledStop() else { return }
         #expect(reason.contains("'encoder' sink"), "\(reason)")
         let kept = try #require(h.recorder.keptRecording)
         #expect(try mediaDuration(kept.file.path) > 0.5)

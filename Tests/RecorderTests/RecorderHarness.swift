@@ -77,6 +77,17 @@ final class DelegateSpy: ScreenRecorderDelegate {
     var availabilityChanges: [Availability] { availabilities.withLock { $0 } }
     func firstTime(of name: String) -> ContinuousClock.Instant? { calls.withLock { $0.first { $0.0 == name }?.1 } }
     func lastTime(of name: String) -> ContinuousClock.Instant? { calls.withLock { $0.last { $0.0 == name }?.1 } }
+
+    /// Waits up to 5 s for the recording (or capture) to stop, expects that with `still` as the message, and
+    /// returns the reason of its `disabled` error; records an issue (and returns nil) for any other end.
+    func disabledStop(still: String = "still recording", sourceLocation: SourceLocation = #_sourceLocation) async -> String? {
+        #expect(await eventually(timeout: .seconds(5)) { self.stopErrors.count == 1 }, "\(still)", sourceLocation: sourceLocation)
+        guard case .disabled(let reason)?? = stopErrors.first else {
+            Issue.record("expected disabled, got \(stopErrors)", sourceLocation: sourceLocation)
+            return nil
+        }
+        return reason
+    }
 }
 
 /// `MediaTool.duration(_:)` under the name this target's tests use.

@@ -143,18 +143,39 @@ struct FakePortalTests {
         #expect(closes.first?.path.rawValue.hasPrefix("/org/freedesktop/portal/desktop/request/") == true)
     }
 
+    /// Starts a screen cast against `fake`, cancels it once `method` has been called, and expects `cancelled`;
+    /// returns the calls of `method`.
+    private func startCancelled(on fake: FakePortal, after method: String,
+                                sourceLocation: SourceLocation = #_sourceLocation) async throws -> [FakePortal.Call] {
+        let portal = try fake.screenCast()
+        let task = Task { () async -> PortalError? in
+            await portalError { _ = try await portal.start(ScreenCastOptions(), appID: "app") }
+        }
+        let calls = await fake.waitForCalls(method, count: 1, within: .seconds(15))
+        #expect(calls.count == 1, "\(method) was not called", sourceLocation: sourceLocation)
+        task.cancel()
+        #expect(await task.value == .cancelled, sourceLocation: sourceLocation)
+        return calls
+    }
+
+    /// Expects the first of `closes` at the path the specification predicts from the sender and the `key`
+    /// token `call` sent.
+    private func expectClosed(_ closes: [FakePortal.Call], atTokenOf call: FakePortal.Call?, key: String,
+                              sourceLocation: SourceLocation = #_sourceLocation) {
+        guard case .string(let token)? = call?.options[key]?.unwrappingVariants else {
+            Issue.record("\(call?.method ?? "the call") carried no \(key): \(String(describing: call?.options))",
+                         sourceLocation: sourceLocation)
+            return
+        }
+        #expect(closes.first?.path.rawValue.hasSuffix("/" + token) == true, "\(closes)", sourceLocation: sourceLocation)
+    }
+
     @Test("cancelling the task closes the request and gives cancelled")
     func taskCancellation() async throws {
         let fake = try await FakePortal.start()
         defer { fake.stop() }
         fake.script("Start", .never)
-        let portal = try fake.screenCast()
-        let task = Task { () async -> PortalError? in
-            await portalError { _ = try await portal.start(ScreenCastOptions(), appID: "app") }
-        }
-        while fake.calls("Start").isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-        task.cancel()
-        #expect(await task.value == .cancelled)
+        _ = try await startCancelled(on: fake, after: "Start")
         // Under load (the full suite on two cores) the fake's bus thread has taken over 5 s to see the Close.
         #expect(await fake.waitForCalls("Request.Close", count: 1, within: .seconds(15)).count == 1)
     }
@@ -164,21 +185,9 @@ struct FakePortalTests {
         let fake = try await FakePortal.start()
         defer { fake.stop() }
         fake.script("Start", .hang)
-        let portal = try fake.screenCast()
-        let task = Task { () async -> PortalError? in
-            await portalError { _ = try await portal.start(ScreenCastOptions(), appID: "app") }
-        }
-        let started = await fake.waitForCalls("Start", count: 1)
-        #expect(started.count == 1)
-        task.cancel()
-        #expect(await task.value == .cancelled)
+        let started = try await startCancelled(on: fake, after: "Start")
         let closes = await fake.waitForCalls("Request.Close", count: 1, within: .seconds(15))
-        let token = started.first?.options["handle_token"]?.unwrappingVariants
-        guard case .string(let tokenValue)? = token else {
-            Issue.record("Start carried no handle_token: \(String(describing: started.first?.options))")
-            return
-        }
-        #expect(closes.first?.path.rawValue.hasSuffix("/" + tokenValue) == true, "\(closes)")
+        expectClosed(closes, atTokenOf: started.first, key: "handle_token")
     }
 
     @Test("cancelling during CreateSession closes the session the portal may have made, at its predicted path")
@@ -186,22 +195,10 @@ struct FakePortalTests {
         let fake = try await FakePortal.start()
         defer { fake.stop() }
         fake.script("CreateSession", .never)
-        let portal = try fake.screenCast()
-        let task = Task { () async -> PortalError? in
-            await portalError { _ = try await portal.start(ScreenCastOptions(), appID: "app") }
-        }
-        let created = await fake.waitForCalls("CreateSession", count: 1)
-        task.cancel()
-        #expect(await task.value == .cancelled)
+        let created = try await startCancelled(on: fake, after: "CreateSession")
         let closes = await fake.waitForCalls("Session.Close", count: 1)
         #expect(closes.count == 1)
-        // The path the specification predicts from the sender and the session_handle_token sent.
-        let token = created.first?.options["session_handle_token"]?.unwrappingVariants
-        guard case .string(let tokenValue)? = token else {
-            Issue.record("CreateSession carried no session_handle_token: \(String(describing: created.first?.options))")
-            return
-        }
-        #expect(closes.first?.path.rawValue.hasSuffix("/" + tokenValue) == true, "\(String(describing: closes.first?.path))")
+        expectClosed(closes, atTokenOf: created.first, key: "session_handle_token")
     }
 
     @Test("the frontend's InvalidArgument text is carried")
