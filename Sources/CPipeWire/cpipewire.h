@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <sys/ioctl.h>
 #include <linux/dma-buf.h>
+#include <semaphore.h>
+#include <time.h>
 
 /// Why: `PW_ID_ANY` is a cast macro, which Swift does not import.
 static const uint32_t CPW_ID_ANY = PW_ID_ANY;
@@ -26,6 +28,13 @@ static const uint32_t CPW_ID_ANY = PW_ID_ANY;
 static const unsigned int CPW_MFD_CLOEXEC = 0x0001U;
 /// Why: as above.
 static const unsigned int CPW_MFD_ALLOW_SEALING = 0x0002U;
+
+/// Why: glibc declares `sem_clockwait` only under _GNU_SOURCE, so Swift's Glibc module hides it; the delivery
+/// thread's bounded wait needs the monotonic clock (`sem_timedwait` counts on the wall clock, which may jump).
+static inline int cpw_sem_clockwait_monotonic(sem_t *sem, const struct timespec *deadline) {
+    extern int sem_clockwait(sem_t *, clockid_t, const struct timespec *);
+    return sem_clockwait(sem, CLOCK_MONOTONIC, deadline);
+}
 
 /// Why: `memfd_create` is hidden by Swift's Glibc module; call the syscall directly.
 static inline int cpw_memfd_create(const char *name, unsigned int flags) {

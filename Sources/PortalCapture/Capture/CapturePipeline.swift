@@ -135,7 +135,8 @@ public final class CapturePipeline: Sendable {
         var videoOptions = VideoCaptureOptions()
         videoOptions.cursorMetadata = options.cursorMetadata
         videoOptions.preferredFrameRate = options.preferredFrameRate
-        videoOptions.bufferCount = options.videoBufferCount
+        videoOptions.bufferCount = min(16, options.videoBufferCount + 2 * (options.delivery.samplesPerWakeup - 1))
+        videoOptions.maximumBorrowedFrames = options.delivery.samplesPerWakeup
         videoOptions.zeroCopy = options.zeroCopy
         videoOptions.bufferMapping = options.videoBufferMapping
         videoOptions.processThread = options.videoProcessThread
@@ -263,6 +264,9 @@ public final class CapturePipeline: Sendable {
         return Statistics(videoFrames: s.videoFrames, audioChunks: s.audioChunks, microphoneChunks: s.microphoneChunks,
                           droppedFrames: q.droppedVideo + q.rejectedVideo + skipped, cappedFrames: s.capped, duration: duration)
     }
+
+    /// The delivery queue's counts so far (what the sinks got, drops, the delivery thread's wake-ups).
+    public var deliveryStatistics: DeliveryStatistics { queue.statistics }
 
     /// The video stream's own counters (borrowed and copied frames, skips), once started.
     public var videoStreamStatistics: VideoCaptureStatistics? { streams.withLock { $0.video?.statistics } }

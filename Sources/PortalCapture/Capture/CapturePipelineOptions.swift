@@ -27,10 +27,18 @@ public struct CapturePipelineOptions: Sendable {
     /// encoder sink queues it for its own thread), so this queue only fills while the delivery thread waits for
     /// a CPU, and a waiting frame holds a PipeWire buffer or a copy (8.3 MB at 1080p) that a machine that busy drops
     /// anyway.
+    ///
+    /// With `samplesPerWakeup` above 1 (the delivery thread woken once for that many frames: about 14% less CPU
+    /// per frame, bench/README.md, capture), frames may borrow that many buffers at once, and more buffers are
+    /// asked of the producer (see `videoBufferCount`): 8.3 MB each at 1080p, which the recorder does not spend.
     public var delivery = DeliveryOptions(videoCapacity: 2)
     /// PipeWire buffers to ask the producer for (`VideoCaptureOptions.bufferCount`): 4, the fewest with which a
     /// frame can borrow its buffer instead of being copied (one lent, one being filled, one travelling, one
     /// being recycled; see `BufferLender`); each is mapped in this process (8.3 MB at 1080p).
+    ///
+    /// With `delivery.samplesPerWakeup` above 1, `2 * (samplesPerWakeup - 1)` more are asked for, so that a
+    /// frame held for the next one still leaves the next one a buffer to borrow: one per held frame, and one
+    /// because the held frames' buffers go back together while the stream recycles one per graph cycle.
     public var videoBufferCount = 4
     /// The thread that takes the video buffers and hands frames to the delivery queue
     /// (`VideoCaptureOptions.processThread`): PipeWire's data thread by default, which the hand-off never

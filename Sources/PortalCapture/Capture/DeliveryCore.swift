@@ -17,6 +17,9 @@ final class DeliveryCore: Sendable {
         var endTime: UInt64?
         /// The delivery thread is about to wait (or waits) on `wakeup`; whoever clears this signals it.
         var consumerWaiting = false
+        /// The delivery thread waits without a time limit (it found nothing after waiting `maximumHold`), so
+        /// the next sample must wake it however few wait.
+        var consumerIdle = false
         var report: DeliveryReport?
         var waiters: [@Sendable (DeliveryReport) -> Void] = []
 
@@ -24,6 +27,15 @@ final class DeliveryCore: Sendable {
         mutating func takeWaitingConsumer() -> Bool {
             defer { consumerWaiting = false }
             return consumerWaiting
+        }
+
+        /// `takeWaitingConsumer()` for a push: only once `samplesPerWakeup` samples wait, when the thread is
+        /// idle, or when the sample pushed may not be held (`VideoFrame.mayBeHeld`).
+        mutating func takeWaitingConsumer(afterPushOf mayBeHeld: Bool, samplesPerWakeup: Int) -> Bool {
+            guard consumerWaiting, !mayBeHeld || consumerIdle || queue.count >= samplesPerWakeup else { return false }
+            consumerWaiting = false
+            queue.noteWakeup()
+            return true
         }
     }
 
@@ -34,7 +46,8 @@ final class DeliveryCore: Sendable {
         /// The sample is handed out beside the step, in a variable of its kind (a payload made every step a
         /// copy of it).
         case deliver
-        case wait
+        /// Waits for a signal, at most `maximumHold` unless `idle`.
+        case wait(idle: Bool)
         case end(cancelled: Bool, at: UInt64?)
     }
 
@@ -44,6 +57,8 @@ final class DeliveryCore: Sendable {
     private let processing: FrameProcessingOptions
     private let audioMixing: AudioMixerOptions?
     private let poolSize: Int
+    private let samplesPerWakeup: Int
+    private let maximumHoldNanoseconds: Int
     private let onEvent: @Sendable (DeliveryEvent) -> Void
 
     init(sinks: [any CaptureSink], options: DeliveryOptions, onEvent: @escaping @Sendable (DeliveryEvent) -> Void) {
@@ -53,6 +68,9 @@ final class DeliveryCore: Sendable {
         processing = options.processing
         audioMixing = options.audioMixing
         poolSize = options.videoCapacity + 4
+        samplesPerWakeup = options.samplesPerWakeup
+        let (seconds, attoseconds) = options.maximumHold.components
+        maximumHoldNanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         self.onEvent = onEvent
     }
 
@@ -80,9 +98,10 @@ final class DeliveryCore: Sendable {
     /// A frame, as `enqueue(_:mixInput:)`, without wrapping it in a `CaptureSample` (the pipeline's path).
     func enqueue(video frame: consuming VideoFrame) -> Bool {
         // Moved into the queue rather than copied (a copy of a frame is retains now and releases later).
+        let mayBeHeld = frame.mayBeHeld
         var pending: VideoFrame? = consume frame
         var dropped: VideoFrame?
-        let accepted = pushUnlessEnded { queue in
+        let accepted = pushUnlessEnded(mayBeHeld: mayBeHeld) { queue in
             if let frame = pending.take() { dropped = queue.push(video: frame) }
         }
         // A dropped or refused frame is released here, outside the lock; one at a time (a tuple of the two went
@@ -96,7 +115,7 @@ final class DeliveryCore: Sendable {
     func enqueue(audio buffer: consuming AudioBuffer, mixInput: Int? = nil) -> Bool {
         var pending: AudioBuffer? = consume buffer
         var dropped: AudioBuffer?
-        let accepted = pushUnlessEnded { queue in
+        let accepted = pushUnlessEnded(mayBeHeld: true) { queue in
             if let buffer = pending.take() { dropped = queue.push(audio: buffer, mixInput: mixInput) }
         }
         _ = consume dropped
@@ -105,12 +124,12 @@ final class DeliveryCore: Sendable {
     }
 
     /// Runs `push` on the queue under the lock, unless the queue has ended (then returns false), and wakes the
-    /// delivery thread if it waits.
-    private func pushUnlessEnded(_ push: (inout SampleQueue) -> Void) -> Bool {
+    /// delivery thread if it waits (and `samplesPerWakeup` samples wait, or the sample may not be held).
+    private func pushUnlessEnded(mayBeHeld: Bool, _ push: (inout SampleQueue) -> Void) -> Bool {
         let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
             guard state.end == nil else { return (false, false) }
             push(&state.queue)
-            return (true, state.takeWaitingConsumer())
+            return (true, state.takeWaitingConsumer(afterPushOf: mayBeHeld, samplesPerWakeup: samplesPerWakeup))
         }
         if wake { wakeup.signal() }
         return accepted
@@ -156,6 +175,8 @@ final class DeliveryCore: Sendable {
         var mixer = audioMixing.map { AudioMixer(options: $0) }
         var lateAudioFrames = 0
         var opened = false
+        // The last wait ran out its `maximumHold`: if nothing waits now, the next wait has no time limit.
+        var heldInVain = false
         while true {
             var frame: VideoFrame?
             var audio: SampleQueue.AudioEntry?
@@ -174,7 +195,8 @@ final class DeliveryCore: Sendable {
                 }
                 if state.end == .finish { return .end(cancelled: false, at: state.endTime) }
                 state.consumerWaiting = true
-                return .wait
+                state.consumerIdle = samplesPerWakeup == 1 || heldInVain
+                return .wait(idle: state.consumerIdle)
             }
             // The loop keeps only the frame path inline; opening, audio and the end are functions of their own,
             // so the code a frame runs lies on a few cache lines (bench/capture/footprint).
@@ -183,13 +205,24 @@ final class DeliveryCore: Sendable {
                 open(&fanOut)
                 opened = true
             case .deliver:
+                heldInVain = false
                 if let frame = frame.take() {
                     if !fanOut.deliver(video: frame) { noteRejected() }
                 } else if let entry = audio.take() {
                     deliver(entry, to: &fanOut, mixer: &mixer, lateAudioFrames: &lateAudioFrames)
                 }
-            case .wait:
-                wakeup.wait()
+            case .wait(let idle):
+                if idle {
+                    wakeup.wait()
+                    heldInVain = false
+                } else if wakeup.wait(nanoseconds: maximumHoldNanoseconds) {
+                    heldInVain = false
+                } else {
+                    // Nobody signalled this wait; a push that took the flag in the meantime has signalled, and
+                    // the next wait returns at once.
+                    state.withLock { $0.consumerWaiting = false }
+                    heldInVain = true
+                }
             case .end(let cancelled, let time):
                 finish(&fanOut, mixer: &mixer, opened: opened, cancelled: cancelled, at: time)
                 return

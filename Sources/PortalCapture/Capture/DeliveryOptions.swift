@@ -16,15 +16,25 @@ public struct DeliveryOptions: Sendable, Hashable {
     /// How the delivery thread is scheduled. Default `.inherited`; `.batch` keeps its wake-ups from preempting
     /// PipeWire's data thread, and leaks into threads started from it (see `DeliveryThreadScheduling`).
     public var threadScheduling: DeliveryThreadScheduling
+    /// Samples that may wait before the delivery thread is woken for them. Default 1: every sample wakes it.
+    /// With 2, the thread wakes once for two frames (a wake-up per frame is most of a frame's cost: see
+    /// bench/README.md, capture), and a lone sample waits at most `maximumHold`; the first sample after the
+    /// thread has been idle longer than that wakes it at once.
+    public var samplesPerWakeup: Int
+    /// How long a sample may wait for the ones that share its wake-up (`samplesPerWakeup`). Default 50 ms.
+    public var maximumHold: Duration
 
     public init(videoCapacity: Int = 8, audioCapacity: Int = 1024,
                 processing: FrameProcessingOptions = FrameProcessingOptions(), audioMixing: AudioMixerOptions? = nil,
-                threadScheduling: DeliveryThreadScheduling = .inherited) {
+                threadScheduling: DeliveryThreadScheduling = .inherited, samplesPerWakeup: Int = 1,
+                maximumHold: Duration = .milliseconds(50)) {
         self.videoCapacity = max(1, videoCapacity)
         self.audioCapacity = max(1, audioCapacity)
         self.processing = processing
         self.audioMixing = audioMixing
         self.threadScheduling = threadScheduling
+        self.samplesPerWakeup = max(1, samplesPerWakeup)
+        self.maximumHold = max(.milliseconds(1), maximumHold)
     }
 
     public func videoCapacity(_ count: Int) -> Self {
@@ -54,6 +64,13 @@ public struct DeliveryOptions: Sendable, Hashable {
     public func threadScheduling(_ scheduling: DeliveryThreadScheduling) -> Self {
         var copy = self
         copy.threadScheduling = scheduling
+        return copy
+    }
+
+    public func samplesPerWakeup(_ count: Int, maximumHold: Duration = .milliseconds(50)) -> Self {
+        var copy = self
+        copy.samplesPerWakeup = max(1, count)
+        copy.maximumHold = max(.milliseconds(1), maximumHold)
         return copy
     }
 }

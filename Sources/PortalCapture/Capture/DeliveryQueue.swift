@@ -41,6 +41,13 @@ import Foundation
 /// case, also for sinks that failed or were never opened. After `finish()` or `cancel()`, `enqueue` refuses
 /// samples. Dropping the queue without ending it cancels it (sinks are still closed, on the delivery thread).
 ///
+/// **Wake-ups.** By default every sample wakes the delivery thread. With `options.samplesPerWakeup` N above 1,
+/// `enqueue` wakes it only once N samples wait, so it wakes about once for N frames (a wake-up is most of a
+/// frame's cost: bench/README.md, capture); a lone sample waits at most `options.maximumHold`. A frame whose
+/// stream could not lend the next buffer while it is held (`VideoFrame.mayBeHeld`) wakes the thread at once,
+/// and so does the first sample after the thread found nothing for a whole hold. `statistics.wakeups` counts
+/// the wake-ups.
+///
 /// Threading: sinks and `onEvent` are called on the delivery thread only (isolated sinks on their own thread),
 /// one call at a time. `DeliveryOptions.threadScheduling` may make the delivery thread `SCHED_BATCH` (see
 /// `DeliveryThreadScheduling`).

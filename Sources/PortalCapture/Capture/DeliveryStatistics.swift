@@ -18,6 +18,9 @@ public struct DeliveryStatistics: Sendable, Equatable, CustomStringConvertible {
     /// With audio mixing: sample frames a source delivered after the mix had gone past their time (it was
     /// more than `AudioMixerOptions.maximumWait` behind), left out of the mix.
     public var lateAudioFrames = 0
+    /// Times a sample's arrival woke the delivery thread: one per sample by default, about one per
+    /// `DeliveryOptions.samplesPerWakeup` samples when the thread keeps up.
+    public var wakeups = 0
 
     public init() {}
 

@@ -117,6 +117,11 @@ struct SampleQueue: ~Copyable {
         statistics.rejectedVideo += 1
     }
 
+    /// Counts a push that woke the delivery thread.
+    mutating func noteWakeup() {
+        statistics.wakeups += 1
+    }
+
     /// Throws every queued sample away, counted as discarded.
     @inline(never)   // off the frame path (bench/capture/footprint)
     mutating func discardAll() {

@@ -1,3 +1,4 @@
+import CPipeWire
 import Glibc
 
 /// A counting semaphore on a POSIX `sem_t`: how the data thread wakes the delivery thread.
@@ -30,5 +31,18 @@ final class ThreadWakeup: @unchecked Sendable {
     /// Waits for a `signal()` (one each); a signal interrupting the wait does not end it.
     func wait() {
         while sem_wait(semaphore) != 0, errno == EINTR {}
+    }
+
+    /// Waits for a `signal()` at most `nanoseconds` (on the monotonic clock); false when the time ran out.
+    func wait(nanoseconds: Int) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        let total = Int(deadline.tv_nsec) + nanoseconds
+        deadline.tv_sec += total / 1_000_000_000
+        deadline.tv_nsec = total % 1_000_000_000
+        while true {
+            if cpw_sem_clockwait_monotonic(semaphore, &deadline) == 0 { return true }
+            if errno != EINTR { return false }
+        }
     }
 }

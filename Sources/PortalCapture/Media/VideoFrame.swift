@@ -21,6 +21,10 @@ public struct VideoFrame: Sendable {
     var cursorBox: CursorBox?
     /// The pixel bytes: `stride * format.height` bytes are valid.
     public let storage: FrameStorage
+    /// Whether holding this frame back until the next one comes costs nothing: the stream that made it could
+    /// still lend the next buffer (false when holding it would make the next frame a copy). What lets a
+    /// `DeliveryQueue` wake its thread once for two frames (`DeliveryOptions.samplesPerWakeup`).
+    var mayBeHeld = true
 
     public init(format: VideoFormat, stride: Int, timestamp: UInt64, sequence: UInt64,
                 crop: PixelRect? = nil, cursor: CursorState? = nil, storage: FrameStorage) {

@@ -261,6 +261,12 @@ final class BufferLender: @unchecked Sendable {
         return known.mapping.data
     }
 
+    /// Whether one more buffer could be lent now (as `lend` judges it): a frame already lent may then wait for
+    /// the next one without that one being copied.
+    var canLendAnother: Bool {
+        lentCount < maximumLent && lentCount + backlog + reserve < bufferCount
+    }
+
     /// A storage for `byteCount` bytes at `offset` in `buffer`'s data, borrowed without copying (the buffer's
     /// own, the same object every time); nil when the buffer is not lendable (not memfd, out of range) or
     /// lending it would leave the producer too few. On success the caller must not queue the buffer: the

@@ -576,8 +576,10 @@ extension VideoCaptureStream {
         let crop = BufferMetadata.crop(buffer, width: format.width, height: format.height)
         if let lender, let storage = lender.lend(pwBuffer, offset: offset, byteCount: sourceStride * format.height) {
             outcome = .borrowed
-            return VideoFrame(format: format, stride: sourceStride, timestamp: timestamp, sequence: sequence,
-                              crop: crop, cursorBox: options.cursorMetadata ? cursorBox : nil, storage: storage)
+            var frame = VideoFrame(format: format, stride: sourceStride, timestamp: timestamp, sequence: sequence,
+                                   crop: crop, cursorBox: options.cursorMetadata ? cursorBox : nil, storage: storage)
+            frame.mayBeHeld = lender.canLendAnother
+            return frame
         }
         // The range was checked against `maxsize` above, which is also the size of the lender's mapping.
         // MAP_BUFFERS maps memfds only: a DMA-BUF is read from the lender's or our own mapping.

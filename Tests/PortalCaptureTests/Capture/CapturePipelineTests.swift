@@ -161,6 +161,27 @@ struct CapturePipelineTests {
         #expect(events.all.contains(.started(context.video!)))
     }
 
+    @Test("with two frames per wake-up, frames still arrive in order, borrowed, with about half the wake-ups")
+    func twoFramesPerWakeup() async throws {
+        let rig = try await makeProducer("test-pipeline-two-per-wakeup")
+        defer { rig.producer.stop(); rig.core.close() }
+        let sink = PipelineSink()
+        var options = CapturePipelineOptions(video: .node(id: rig.node.id))
+        options.delivery = options.delivery.samplesPerWakeup(2)
+        let pipeline = CapturePipeline(videoCore: rig.core, audioCore: nil, sinks: [sink], options: options, onEvent: { _ in })
+        try pipeline.start()
+        #expect(await eventually(timeout: .seconds(10)) { sink.frames.count >= 120 })
+        let stream = try #require(pipeline.videoStreamStatistics)
+        let report = await pipeline.finish()
+        let counters = sink.frames.map(\.counter)
+        #expect(zip(counters, counters.dropFirst()).allSatisfy { $0 < $1 })
+        let statistics = report.statistics
+        #expect(statistics.delivered >= 120)
+        // A frame held for the next one still leaves that one a buffer to borrow (no copy every other frame).
+        #expect(stream.framesBorrowed * 10 >= stream.framesDelivered * 8, "\(stream)")
+        #expect(statistics.wakeups * 4 <= statistics.delivered * 3, "\(statistics)")
+    }
+
     @Test("the data thread's wake-up prefetches the stream, the lent buffer's storage, the pipeline, its queue and sinks")
     func dataThreadWarmsThePath() async throws {
         let rig = try await makeProducer("test-pipeline-warm")
