@@ -9,23 +9,26 @@ import Synchronization
 /// `--path stream` is the `VideoCaptureStream` alone, its frames dropped in the handler: the cost of the
 /// PipeWire side and the copy, without the delivery thread. `--process-thread loop` makes the stream take
 /// its buffers on the core's loop thread instead of PipeWire's data thread (`VideoCaptureOptions.processThread`).
+/// `--samples-per-wakeup N` sets the pipeline's `DeliveryOptions.samplesPerWakeup` (default 1: the delivery
+/// thread is woken for every frame; 2: once for two frames, with one more buffer borrowed).
 ///
 /// With `--seconds S` it measures itself: after the first frame and `--warmup` seconds, the process's CPU
 /// time (`getrusage`) and the frames delivered over `S` seconds. With `--seconds 0` it runs until SIGTERM
 /// (the benchmark script measures it from outside, as it does gst-launch) and then prints its totals.
 struct ConsumeCommand {
-    static let usage = "consume --node ID [--path pipeline|stream] [--process-thread data|loop] [--seconds 0] [--warmup 2]"
+    static let usage = "consume --node ID [--path pipeline|stream] [--process-thread data|loop] [--samples-per-wakeup 1] [--seconds 0] [--warmup 2]"
 
     enum Path: String { case pipeline, stream }
 
     let node: UInt32
     let path: Path
     let processThread: VideoCaptureOptions.ProcessThread
+    let samplesPerWakeup: Int
     let seconds: Double
     let warmup: Double
 
     init(_ arguments: [String]) throws(BenchError) {
-        let a = try BenchArguments(arguments, valued: ["node", "path", "process-thread", "seconds", "warmup"])
+        let a = try BenchArguments(arguments, valued: ["node", "path", "process-thread", "samples-per-wakeup", "seconds", "warmup"])
         guard let text = a.string("node"), let node = UInt32(text) else { throw .usage("--node ID is required (a PipeWire node id)") }
         self.node = node
         guard let path = Path(rawValue: a.string("path") ?? "pipeline") else { throw .usage("--path must be pipeline or stream") }
@@ -34,6 +37,7 @@ struct ConsumeCommand {
             throw .usage("--process-thread must be data or loop")
         }
         processThread = thread
+        samplesPerWakeup = try a.int("samples-per-wakeup", default: 1, in: 1...4)
         seconds = try a.double("seconds", default: 0, in: 0...3600)
         warmup = try a.double("warmup", default: 2, in: 0...60)
     }
@@ -46,7 +50,7 @@ struct ConsumeCommand {
             throw .setup("cannot connect to PipeWire: \(error)")
         }
         let capture: Capture
-        do { capture = try Capture(path: path, processThread: processThread, core: core, node: node) } catch {
+        do { capture = try Capture(path: path, processThread: processThread, samplesPerWakeup: samplesPerWakeup, core: core, node: node) } catch {
             throw .setup("cannot start capturing node \(node): \(error)")
         }
         // The first frame (10 s at most).
@@ -67,8 +71,8 @@ struct ConsumeCommand {
         } else {
             await signals.wait()
             await capture.finish()
-            Output.line(String(format: "ours (%@): %d frames delivered in all (%d without a copy), %d dropped, cpu %.0f ms in all (startup included)",
-                         "\(path.rawValue), \(processThread.rawValue) thread", capture.frames, capture.borrowed, capture.dropped,
+            Output.line(String(format: "ours (%@): %d frames delivered in all (%d without a copy), %d dropped, %d delivery wake-ups, cpu %.0f ms in all (startup included)",
+                         "\(path.rawValue), \(processThread.rawValue) thread", capture.frames, capture.borrowed, capture.dropped, capture.wakeups,
                          (ProcessMeasures.cpuSeconds() - cpuAtStart) * 1000))
         }
         await capture.finish()
@@ -87,12 +91,14 @@ struct ConsumeCommand {
             let value = Atomic<Int>(0)
         }
 
-        init(path: Path, processThread: VideoCaptureOptions.ProcessThread, core: PipeWireCore, node: UInt32) throws(PipeWireError) {
+        init(path: Path, processThread: VideoCaptureOptions.ProcessThread, samplesPerWakeup: Int, core: PipeWireCore,
+             node: UInt32) throws(PipeWireError) {
             switch path {
             case .pipeline:
                 let sink = NullSink()
                 var options = CapturePipelineOptions(video: .node(id: node))
                 options.videoProcessThread = processThread
+                options.delivery = options.delivery.samplesPerWakeup(samplesPerWakeup)
                 let pipeline = CapturePipeline(videoCore: core, audioCore: nil, sinks: [sink], options: options) { _ in }
                 self.pipeline = pipeline
                 self.sink = sink
@@ -112,6 +118,7 @@ struct ConsumeCommand {
 
         var frames: Int { sink?.counts.videoFrames ?? streamFrames.value.load(ordering: .relaxed) }
 
+        var wakeups: Int { pipeline?.deliveryStatistics.wakeups ?? 0 }
         var dropped: Int { pipeline?.statistics.droppedFrames ?? stream?.statistics.framesSkipped ?? 0 }
 
         /// Frames handed on in PipeWire's buffer, without a copy.
