@@ -1,7 +1,8 @@
 extension PolicyDocument {
     /// What this one file says for `subject`, key by key:
     /// - "who": a matching `[user:]` section, else the stricter of all matching `[group:]` sections;
-    /// - "what": the stricter of a matching `[app:]` and `[exe:]` section;
+    /// - "what": the stricter of a matching `[app:]` and the matching `[exe:]` sections (a link and its
+    ///   target both match);
     /// - both who and what apply (the stricter wins); `[defaults]` only for keys neither sets.
     func resolved(for subject: PolicySubject) -> PolicyResolved {
         var defaults = PolicyResolved.empty, groups = PolicyResolved.empty, user = PolicyResolved.empty
@@ -18,7 +19,8 @@ extension PolicyDocument {
             case .app(let id) where id == subject.appID:
                 app = settings
             case .executable(let path) where Self.executable(subject.executable, matches: path):
-                exe = settings
+                // A link and its target are two sections for one executable: the stricter of them.
+                exe = exe.tightened(with: settings)
             default:
                 break
             }

@@ -156,4 +156,23 @@ struct PolicyPrecedenceTests {
         #expect(!Self.decide("[exe:\(real)]\nrecording = deny", subject).isAvailable)
         #expect(Self.decide("[exe:\(fixture.root)/bin/other]\nrecording = deny", subject).isAvailable)
     }
+
+    @Test("a section for an executable's link and one for its target both apply, in either order")
+    func linkAndTargetSectionsBothApply() throws {
+        let fixture = PolicyFixture()
+        let real = fixture.root + "/bin/python3.11"
+        fixture.write(real, "")
+        try FileManager.default.createSymbolicLink(atPath: fixture.root + "/bin/python3", withDestinationPath: real)
+        var subject = PolicySubject.alice
+        subject.executable = real
+        let link = "[exe:\(fixture.root)/bin/python3]\nrecording = deny\nmax-duration = 10m\n"
+        let target = "[exe:\(real)]\nmax-duration = 5m\n"
+        for text in [link + target, target + link] {
+            #expect(!Self.decide(text, subject).isAvailable, "\(text)")
+        }
+        let limits = Self.decide("[exe:\(fixture.root)/bin/python3]\nmax-duration = 10m\n[exe:\(real)]\nmax-duration = 5m\n", subject)
+        #expect(limits.maxDuration == .seconds(300))
+        let swapped = Self.decide("[exe:\(real)]\nmax-duration = 5m\n[exe:\(fixture.root)/bin/python3]\nmax-duration = 10m\n", subject)
+        #expect(swapped.maxDuration == .seconds(300))
+    }
 }
