@@ -45,10 +45,12 @@ public struct PolicyDocument: Sendable {
         var keyLines: [String: Int] = [:]
         var currentName = ""
 
-        // `\r\n` is one Character in Swift, and a newline: CRLF files count their lines right.
-        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+        // Lines end at `\n` only, as editors, grep -n and sed count them (`\r\n` is one Character in Swift,
+        // so CRLF files count right too); a form feed or U+2028 is blank space inside a line, not a line break.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        for (index, rawLine) in lines.enumerated() {
             let lineNumber = index + 1
-            let line = stripComment(String(rawLine)).trimmingCharacters(in: .whitespaces)
+            let line = stripComment(String(rawLine)).trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty { continue }
 
             if line.hasPrefix("[") {

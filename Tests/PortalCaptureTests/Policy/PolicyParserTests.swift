@@ -205,6 +205,18 @@ struct PolicyParserTests {
                                                                         text: "output-dirs = /srv/a#b"))
     }
 
+    @Test("lines are counted as editors and grep -n count them: a form feed or U+2028 is no line break")
+    func linesCountedAsEditorsDo() throws {
+        let formFeed = PolicyDocument.test("[defaults]\n\u{0C}\nrecording = maybe\n")
+        #expect(formFeed.problems == [.badValue(file: "t.conf", line: 3, key: "recording", value: "maybe",
+                                                expected: "allow or deny")])
+        let separator = PolicyDocument.test("[defaults]\n# comment\u{2028}recording = deny\u{0B}\nsinks = raw\n")
+        #expect(separator.problems == [])
+        let settings = try #require(separator.sections.first).settings
+        #expect(settings.recording == nil)
+        #expect(settings.sinks?.sources.first?.line == 3)
+    }
+
     @Test("an empty file and a file of comments are valid and say nothing")
     func emptyFile() {
         for text in ["", "\n\n", "# nothing here\n"] {
