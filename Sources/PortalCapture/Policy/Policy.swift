@@ -100,15 +100,23 @@ public struct Policy: Sendable {
     }
 
     /// The decision from what the layers say; any of the files' problems or `groupProblems` fails it closed.
+    /// `environment` is only asked whether something redirects the time-zone rules `hours` are read with
+    /// (`TimeZone.policyRuleOverrides`); when something does, `hours` cannot be checked and the decision is no.
     func decision(from resolved: PolicyResolved, at date: Date, timeZone: TimeZone,
-                  groupProblems: [PolicyError] = []) -> PolicyDecision {
+                  groupProblems: [PolicyError] = [],
+                  environment: [String: String] = ProcessInfo.processInfo.environment) -> PolicyDecision {
         if !problems.isEmpty || !groupProblems.isEmpty { return .failedClosed(problems + groupProblems) }
         var reasons: [PolicyError] = []
         if let recording = resolved.recording, recording.value == .deny {
             reasons += recording.sources.map { .recordingDenied($0) }
         }
-        if let hours = resolved.hours, !hours.value.contains(date, in: timeZone) {
-            reasons.append(.outsideHours(allowed: hours.value, lines: hours.sources))
+        if let hours = resolved.hours {
+            let overrides = TimeZone.policyRuleOverrides(environment: environment)
+            if !overrides.isEmpty {
+                reasons.append(.timeZoneRulesOverridden(variables: overrides, lines: hours.sources))
+            } else if !hours.value.contains(date, in: timeZone) {
+                reasons.append(.outsideHours(allowed: hours.value, lines: hours.sources))
+            }
         }
         return PolicyDecision(
             reasons: reasons,

@@ -7,7 +7,7 @@ import Foundation
 /// no sinks, no output directories, zero durations.
 public struct PolicyDecision: Sendable, Equatable {
     /// Why recording is unavailable; empty when it is available. Policy problems come first (`file:line: ...`),
-    /// then `recordingDenied`, then `outsideHours`.
+    /// then `recordingDenied`, then `outsideHours` (or `timeZoneRulesOverridden` when hours cannot be read).
     public let reasons: [PolicyError]
     /// Whether a microphone stream may be recorded.
     public let microphoneAllowed: Bool

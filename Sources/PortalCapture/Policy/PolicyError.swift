@@ -55,6 +55,9 @@ public enum PolicyError: Error, Equatable, Sendable, CustomStringConvertible {
     case recordingDenied(PolicySourceLine)
     /// The current time is outside the allowed `hours`; `allowed` is the effective window, `lines` set it.
     case outsideHours(allowed: PolicyHours, lines: [PolicySourceLine])
+    /// The policy limits `hours`, but `variables` (e.g. `ICU_TIMEZONE_FILES_DIR`) redirect the time-zone
+    /// rules the hours would be read with, so they cannot be checked; `lines` set the hours.
+    case timeZoneRulesOverridden(variables: [String], lines: [PolicySourceLine])
 
     // MARK: Environment
 
@@ -126,6 +129,13 @@ public enum PolicyError: Error, Equatable, Sendable, CustomStringConvertible {
             "outside the allowed recording hours (\(allowed), set at "
                 + lines.map { "\($0.file):\($0.line) [\($0.section)]" }.joined(separator: ", ")
                 + "); try again within those hours or ask your administrator"
+        case .timeZoneRulesOverridden(let variables, let lines):
+            "the allowed recording hours (set at "
+                + lines.map { "\($0.file):\($0.line) [\($0.section)]" }.joined(separator: ", ")
+                + ") cannot be checked: \(variables.joined(separator: " and ")) "
+                + (variables.count == 1 ? "is" : "are")
+                + " set, which would load time-zone rules from another folder; unset "
+                + (variables.count == 1 ? "it" : "them") + " and try again"
         case .unknownUser(let user):
             "no passwd entry for user \(user); the recording policy cannot tell who is recording"
         case .groupLookupFailed(let user, let reason):

@@ -240,4 +240,26 @@ struct PolicyTimeZoneTests {
         #expect(TimeZone.policySystem(localtime: fixture.root + "/none", timezoneFile: file).identifier == "Asia/Tokyo")
         #expect(TimeZone.policySystem(localtime: fixture.root + "/none", timezoneFile: fixture.root + "/none") == TimeZone(identifier: "UTC"))
     }
+
+    @Test("a variable that points ICU at other time-zone rules fails hours closed, and leaves a policy without hours alone",
+          arguments: ["ICU_TIMEZONE_FILES_DIR", "ICU_DATA"])
+    func icuRuleOverridesFailHoursClosed(variable: String) {
+        let inside = PolicyTestTime.date("2025-03-24 17:00")
+        let hours = Policy.test("[defaults]\nhours = 16:00-18:00")
+        let plain = hours.decision(from: hours.resolved(for: .alice), at: inside, timeZone: PolicyTestTime.utc,
+                                   environment: ["PATH": "/usr/bin"])
+        #expect(plain.isAvailable)
+        let moved = hours.decision(from: hours.resolved(for: .alice), at: inside, timeZone: PolicyTestTime.utc,
+                                   environment: [variable: "/home/alice/tz"])
+        #expect(!moved.isAvailable)
+        #expect(moved.reasons == [.timeZoneRulesOverridden(variables: [variable], lines: [
+            PolicySourceLine(file: "1.conf", line: 2, section: "defaults", text: "hours = 16:00-18:00")])])
+        #expect(moved.reasons.first?.description.contains("unset it") == true)
+        let empty = hours.decision(from: hours.resolved(for: .alice), at: inside, timeZone: PolicyTestTime.utc,
+                                   environment: [variable: ""])
+        #expect(empty.isAvailable)
+        let noHours = Policy.test("[defaults]\nmax-duration = 5m")
+        #expect(noHours.decision(from: noHours.resolved(for: .alice), at: inside, timeZone: PolicyTestTime.utc,
+                                 environment: [variable: "/home/alice/tz"]).isAvailable)
+    }
 }
