@@ -125,7 +125,10 @@ final class PolicyWatchEngine: Sendable {
             }
             if fds[1].revents != 0 { return }
 
-            var reload = watches.degraded
+            // A wake without an event (the hours boundary, the group refresh, the idle wait) reads the files
+            // again too: whatever inotify cannot see (a bind mount, a file system without events) is caught
+            // within `idleMilliseconds` at worst.
+            var reload = watches.degraded || ready == 0
             if fds[0].revents != 0 && watches.drain() {
                 reload = true
                 // Coalesce the burst an editor's save makes (write temp, fsync, rename, chmod).
@@ -134,8 +137,7 @@ final class PolicyWatchEngine: Sendable {
             }
             if reload {
                 watches.arm()
-                let policy = Policy.load(locations)
-                publish(policy: policy)
+                publish(policy: Policy.load(locations))
             } else {
                 publish(policy: nil)
             }

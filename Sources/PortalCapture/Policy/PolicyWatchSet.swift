@@ -8,8 +8,10 @@ import Glibc
 /// appearing later is seen through `/etc`).
 ///
 /// Directories are watched, never files: editors replace files by writing a temporary file and renaming it over
-/// the old one, which a watch on the old file's inode would not see. The kernel calls are `inotify_add_watch(2)`
-/// and `inotify_rm_watch(2)`.
+/// the old one, which a watch on the old file's inode would not see. A policy file that is a symlink has every
+/// directory on the way to its target watched too (for the names looked up there), placed anew at each `arm`:
+/// an edit of the target, or a directory on the way made writable, changes the policy as much as an edit of the
+/// link. The kernel calls are `inotify_add_watch(2)` and `inotify_rm_watch(2)`.
 struct PolicyWatchSet: Sendable {
     struct Watch: Sendable, Equatable {
         let path: String
@@ -24,6 +26,7 @@ struct PolicyWatchSet: Sendable {
 
     let fd: Int32
     let targets: [Target]
+    let locations: PolicyLocations
     private(set) var watches: [Int32: Watch] = [:]
     /// Whether a watch could not be placed for a reason other than a missing directory (watch limit, access):
     /// the watcher then re-reads the files every second instead of trusting inotify.
@@ -34,6 +37,7 @@ struct PolicyWatchSet: Sendable {
 
     init(fd: Int32, locations: PolicyLocations) {
         self.fd = fd
+        self.locations = locations
         var targets = [
             Target(directory: locations.systemDirectory, names: ["policy.conf", "policy.d"]),
             Target(directory: locations.dropInDirectory, names: nil),
@@ -49,7 +53,7 @@ struct PolicyWatchSet: Sendable {
     /// reading and watching is lost.
     mutating func arm() {
         var desired: [String: Set<String>?] = [:]
-        for target in targets {
+        for target in targets + linkTargets() {
             var directory = target.directory
             var names = target.names
             while !Self.isDirectory(directory) && directory != "/" {
@@ -81,6 +85,29 @@ struct PolicyWatchSet: Sendable {
             _ = inotify_rm_watch(fd, wd)  // EINVAL when the kernel already dropped it; nothing to undo then
         }
         watches = placed
+    }
+
+    /// The directories the policy files that are symlinks lead through (`PolicyFileReader.follow`), each with
+    /// the names looked up in it.
+    func linkTargets() -> [Target] {
+        var files = [locations.systemFile]
+        if let entries = try? FileManager.default.contentsOfDirectory(atPath: locations.dropInDirectory) {
+            files += entries.map { locations.dropInDirectory + "/" + $0 }
+        }
+        if let userFile = locations.userFile { files.append(userFile) }
+        var found: [Target] = []
+        for file in files {
+            var info = stat()
+            guard lstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK,
+                  let text = PolicyFileReader.readLink(file, in: AT_FDCWD),
+                  let start = PolicyPath.realPath(PolicyPath.parent(of: file)),
+                  let walk = PolicyFileReader.follow(text, from: start) else { continue }
+            for (directory, entries) in walk.lookups {
+                found.append(Target(directory: directory,
+                                    names: Set(entries.map { String($0.split(separator: "/").last ?? "") })))
+            }
+        }
+        return found
     }
 
     /// Whether an event means the policy may have changed.

@@ -150,6 +150,28 @@ struct PolicyWatcherTests {
         Self.expectWithinOneSecond(await log.waitFor(since: start) { $0.maxDuration == .seconds(60) }, "creating the user file")
     }
 
+    @Test("a drop-in that is a symlink: an edit of its target, and a directory on the way made writable, are published within 1 s")
+    func linkedDropInTargetIsWatched() async throws {
+        let fixture = PolicyFixture()
+        let target = fixture.root + "/srv/policy/ext.conf"
+        fixture.write(target, "[defaults]\nrecording = allow")
+        fixture.link(fixture.dropIns + "/30-ext.conf", to: target)
+        let (watcher, log) = try Self.watch(fixture)
+        defer { withExtendedLifetime(watcher) {} }  // releasing the watcher stops it
+        #expect(watcher.decision.isAvailable, "\(watcher.decision.reasons)")
+        let start = ContinuousClock.now
+        fixture.replace(target, "[defaults]\nrecording = deny")
+        Self.expectWithinOneSecond(await log.waitFor(since: start) { !$0.isAvailable }, "replacing the link's target")
+        let again = ContinuousClock.now
+        fixture.replace(target, "[defaults]\nrecording = allow\nmax-duration = 5m")
+        Self.expectWithinOneSecond(await log.waitFor(since: again) { $0.maxDuration == .seconds(300) }, "a second replace")
+        let opened = ContinuousClock.now
+        chmod(fixture.root + "/srv", 0o777)
+        Self.expectWithinOneSecond(await log.waitFor(since: opened) {
+            $0.reasons.contains { if case .writableLinkTarget = $0 { true } else { false } }
+        }, "chmod 777 on a directory on the way")
+    }
+
     @Test("making a system file world-writable makes recording unavailable")
     func chmodIsNoticed() async throws {
         let fixture = PolicyFixture()
