@@ -15,17 +15,22 @@ public struct RecordingStore: Sendable {
 
     static func defaultRoot() -> URL { StateDirectory.url("recordings") }
 
-    /// The app's private directory, created 0700 (and its parents 0700) when missing.
+    /// The app's private directory, created 0700 when missing. The folders above it are made 0700 only when
+    /// they are pwrecord's own: the default root and its `pwrecord` state folder always, a root given by the
+    /// caller only when this call created it (a store at `~/Videos/Game` must not close `~/Videos`).
     public func directory(for appID: String) throws(RecordingError) -> URL {
         try Self.checkAppID(appID)
         let dir = root.appendingPathComponent(appID)
+        let ours = root.standardizedFileURL == Self.defaultRoot().standardizedFileURL
+        let above = ours ? [root.deletingLastPathComponent(), root]
+            : [root].filter { !FileManager.default.fileExists(atPath: $0.path) }
         do {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
             throw .filePermissions(path: dir.path, reason: "cannot create the recordings directory")
         }
-        for url in [root.deletingLastPathComponent(), root, dir] { _ = chmod(url.path, 0o700) }
+        for url in above + [dir] { _ = chmod(url.path, 0o700) }
         return dir
     }
 

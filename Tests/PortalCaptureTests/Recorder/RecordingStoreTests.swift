@@ -30,6 +30,21 @@ struct RecordingStoreTests {
         #expect(store.kept(for: "app") == rec)
     }
 
+    @Test("a store in a folder of the user's leaves that folder's permissions alone")
+    func storeLeavesTheFolderAboveAlone() throws {
+        let shared = base.appendingPathComponent("Videos")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o755])
+        let existingRoot = RecordingStore(root: shared)
+        _ = try existingRoot.keep(try existingRoot.makePendingFile(for: "app", fileExtension: "mkv"), info: info("app"))
+        #expect(try mode(shared.path) == 0o755)
+        #expect(try mode(shared.appendingPathComponent("app").path) == 0o700)
+        let newRoot = RecordingStore(root: shared.appendingPathComponent("Game"))
+        _ = try newRoot.makePendingFile(for: "app", fileExtension: "mkv")
+        #expect(try mode(shared.path) == 0o755)
+        #expect(try mode(newRoot.root.path) == 0o700)
+    }
+
     @Test("keeping a new recording replaces the previous one")
     func newRecordingReplacesPrevious() throws {
         let first = try store.keep(try pending("app", bytes: "one"), info: info("app", created: Date(timeIntervalSince1970: 1000)))
