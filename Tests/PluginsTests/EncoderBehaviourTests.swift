@@ -60,6 +60,20 @@ struct EncoderBehaviourTests {
         #expect(elapsed < .seconds(1), "consume only queues (\(elapsed) for 60 frames)")
     }
 
+    @Test("a producer's frame rate past what FFmpeg holds is left out: the file is made at the default 30 fps")
+    func producerRateFFmpegCannotHold() throws {
+        let dir = TemporaryDirectory("edge")
+        let path = dir.file("rate.mkv")
+        let format = VideoFormat(pixelFormat: .bgrx, width: 64, height: 48, frameRate: FrameRate(3_000_000_000, 100_000_000))
+        let sink = try EncoderSink(options: options())
+        try sink.open(SinkContext(video: format, audio: nil, output: path, startTime: Synthetic.start))
+        for i in 0..<10 { try sink.consume(.video(Synthetic.frame(i, format: format, timestamp: Synthetic.start + UInt64(i) * 33_333_334))) }
+        #expect(try sink.close().videoFrames == 10)
+        let v = try #require(try MediaTool.probe(path).first)
+        #expect(v.width == 64 && v.height == 48)
+        #expect(try MediaTool.decodeVideo(path, width: 64, height: 48).frames.count == 10)
+    }
+
     @Test("audio alone makes an audio-only file")
     func audioOnly() throws {
         let dir = TemporaryDirectory("edge")

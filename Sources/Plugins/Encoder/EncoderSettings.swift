@@ -198,8 +198,9 @@ extension EncoderSink.Options {
         if audioBitrate != nil, audioCodec == .flac {
             throw .invalidOption(sink: s, option: "abitrate", reason: "flac is lossless and takes no bit rate; remove it")
         }
-        if let r = frameRate, r.numerator <= 0 || r.denominator <= 0 {
-            throw .invalidOption(sink: s, option: "fps", reason: "a frame rate must be positive")
+        if let r = frameRate, !r.fitsFFmpeg {
+            throw .invalidOption(sink: s, option: "fps", reason:
+                "\(r) is not a frame rate FFmpeg can hold: its terms must be 1...2147483647")
         }
     }
 
@@ -222,7 +223,8 @@ extension EncoderSink.Options {
             guard width >= 2, height >= 2 else {
                 throw .unsupported(sink: s, reason: "a \(v.width)x\(v.height) frame is too small to encode")
             }
-            let streamRate = v.frameRate.numerator > 0 && v.frameRate.denominator > 0 ? v.frameRate : nil
+            // The producer's rate (PipeWire's terms are 32-bit unsigned): used only when FFmpeg can hold it.
+            let streamRate = v.frameRate.fitsFFmpeg ? v.frameRate : nil
             let fps = frameRate ?? streamRate ?? FrameRate(30, 1)
             let gop = max(1, Int((keyframeInterval * fps.framesPerSecond).rounded()))
             settings.video = .init(codec: videoCodec, pixelFormat: pf, crf: crf ?? videoCodec.defaultCRF,

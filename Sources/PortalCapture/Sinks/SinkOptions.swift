@@ -75,11 +75,13 @@ public struct SinkOptions: Sendable {
         return value
     }
 
-    /// A frame rate written `30`, `30000/1001` or `29.97`.
+    /// A frame rate written `30`, `30000/1001` or `29.97`: more than 0 and at most 1000 frames a second, a
+    /// fraction's terms each at most 2^31 - 1 (what FFmpeg's rationals hold).
     public func frameRate(_ name: String) throws(SinkError) -> FrameRate? {
         guard let text = string(name) else { return nil }
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        if parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]), n > 0, d > 0, n / d <= 1000 {
+        if parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]), (1...Int(Int32.max)).contains(n),
+           (1...Int(Int32.max)).contains(d), Double(n) / Double(d) <= 1000 {
             return FrameRate(n, d)
         }
         if parts.count == 1, let n = Int(text), (1...1000).contains(n) { return FrameRate(n, 1) }
