@@ -68,16 +68,16 @@ struct Console: Sendable {
     var resultsToStandardError = false
 
     func out(_ text: String, terminator: String = "\n") {
-        (resultsToStandardError ? FileHandle.standardError : FileHandle.standardOutput).write(Data((text + terminator).utf8))
+        (resultsToStandardError ? StandardStream.error : .output).write(text + terminator)
     }
 
     func error(_ message: String, hint: String? = nil) {
         var text = "pwrecord: error: \(message)\n"
         if let hint { text += "pwrecord: hint: \(hint)\n" }
-        FileHandle.standardError.write(Data(text.utf8))
+        StandardStream.error.write(text)
     }
 
     func note(_ message: String) {
-        FileHandle.standardError.write(Data("pwrecord: \(message)\n".utf8))
+        StandardStream.error.write("pwrecord: \(message)\n")
     }
 }
