@@ -79,6 +79,16 @@ final class HeldDescriptor: Sendable {
                         throw PrivateFile.placingError(err, at: destination)
                     }
                     placed = true
+                } else if PrivateFile.hasNoHardLinks(errno) {
+                    // No hard links here (vfat, exfat): the partial file itself is renamed over the
+                    // destination, while its name is still this file.
+                    let err = errno
+                    var named = stat()
+                    guard lstat(partial.path, &named) == 0, named.st_dev == written.st_dev, named.st_ino == written.st_ino,
+                          rename(partial.path, destination.path) == 0 else {
+                        throw PrivateFile.placingError(err, at: destination)
+                    }
+                    return
                 } else if errno != EEXIST {
                     throw PrivateFile.placingError(errno, at: destination)
                 }
@@ -88,10 +98,10 @@ final class HeldDescriptor: Sendable {
             let err = errno
             // File systems without hard links (vfat, exfat, some FUSE): the partial file is renamed instead,
             // while its name is still this file and the destination is still free.
-            var named = stat(), taken = stat()
-            if err == EPERM || err == EOPNOTSUPP || err == EMLINK,
+            var named = stat()
+            if PrivateFile.hasNoHardLinks(err),
                lstat(partial.path, &named) == 0, named.st_dev == written.st_dev, named.st_ino == written.st_ino,
-               lstat(destination.path, &taken) != 0, rename(partial.path, destination.path) == 0 {
+               PrivateFile.renameIfFree(partial.path, to: destination.path) {
                 return
             }
             throw PrivateFile.placingError(err, at: destination)

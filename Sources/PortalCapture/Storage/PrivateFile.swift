@@ -41,8 +41,27 @@ public enum PrivateFile {
             guard rename(temporary.path, destination.path) == 0 else { throw placingError(errno, at: destination) }
             return
         }
-        guard link(temporary.path, destination.path) == 0 else { throw placingError(errno, at: destination) }
+        guard link(temporary.path, destination.path) == 0 else {
+            let err = errno
+            if hasNoHardLinks(err), renameIfFree(temporary.path, to: destination.path) { return }
+            throw placingError(err, at: destination)
+        }
         unlink(temporary.path)
+    }
+
+    /// Whether `err`, from `link`/`linkat`, says the file system has no hard links (vfat, exfat, some FUSE
+    /// file systems: EPERM, EOPNOTSUPP, ENOSYS) or no room for another (EMLINK).
+    static func hasNoHardLinks(_ err: Int32) -> Bool {
+        err == EPERM || err == EOPNOTSUPP || err == ENOSYS || err == EMLINK
+    }
+
+    /// Where hard links are missing: renames `from` to `to` while nothing (not even a dangling symlink) has
+    /// that name; false when something does or the rename fails. Not atomic like `link` (a name taken between
+    /// the check and the rename is replaced), which these file systems leave no way to be.
+    static func renameIfFree(_ from: String, to: String) -> Bool {
+        var taken = stat()
+        guard lstat(to, &taken) != 0, errno == ENOENT else { return false }
+        return rename(from, to) == 0
     }
 
     /// Why `destination` cannot take a new private file, or nil: its folder is missing, not writable or
