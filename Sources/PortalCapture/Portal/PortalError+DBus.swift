@@ -29,6 +29,10 @@ extension PortalError {
         case "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownInterface",
              "org.freedesktop.DBus.Error.UnknownObject":
             self = .interfaceMissing(interface: interface)
+        case _ where name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") || name.hasPrefix("org.freedesktop.systemd1."):
+            // Starting the frontend on demand failed: it exited or was killed, could not be executed, or its
+            // unit is masked or missing.
+            self = .portalFailedToStart(message: message)
         case "org.freedesktop.DBus.Error.AccessDenied" where message.lowercased().contains("invalid session"):
             self = .sessionClosed
         case "org.freedesktop.DBus.Error.AccessDenied", "org.freedesktop.portal.Error.NotAllowed":

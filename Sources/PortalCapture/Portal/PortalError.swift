@@ -10,6 +10,9 @@ public enum PortalError: Error, Equatable, Sendable, CustomStringConvertible {
     case timedOut(request: String, seconds: Double)
     /// Nobody owns `org.freedesktop.portal.Desktop` on the session bus.
     case portalNotFound
+    /// The bus tried to start the frontend on demand and could not (`org.freedesktop.DBus.Error.Spawn.*`, or
+    /// systemd refusing the unit, e.g. masked): `message` is the bus's account of it.
+    case portalFailedToStart(message: String)
     /// The frontend runs but does not offer `interface` (no backend for this desktop implements it).
     case interfaceMissing(interface: String)
     /// An option needs a newer version of `interface` than the running portal's. Checked before any call.
@@ -51,6 +54,10 @@ public enum PortalError: Error, Equatable, Sendable, CustomStringConvertible {
         case .portalNotFound:
             "no desktop portal on the session bus; start xdg-desktop-portal and install a portal backend for your "
                 + "desktop (xdg-desktop-portal-gnome, xdg-desktop-portal-kde or xdg-desktop-portal-wlr)"
+        case .portalFailedToStart(let message):
+            "the desktop portal could not be started (\(message)); check `systemctl --user status "
+                + "xdg-desktop-portal` and its log (`journalctl --user -u xdg-desktop-portal`), and that the "
+                + "service is not masked"
         case .interfaceMissing(let interface):
             "the desktop portal does not offer \(interface); install a portal backend that implements it for your "
                 + "desktop (xdg-desktop-portal-gnome, -kde or -wlr) and check XDG_CURRENT_DESKTOP"

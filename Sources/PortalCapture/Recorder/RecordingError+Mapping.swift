@@ -26,7 +26,7 @@ extension RecordingError {
     public init(_ error: PortalError) {
         switch error {
         case .cancelled: self = .userDeclined
-        case .portalNotFound, .interfaceMissing, .portalVanished, .busUnavailable:
+        case .portalNotFound, .portalFailedToStart, .interfaceMissing, .portalVanished, .busUnavailable:
             self = .portalUnavailable(reason: error.description)
         case .requiresVersion, .unsupported: self = .unsupported(error.description)
         case .invalidArgument: self = .invalidParameter(error.description)

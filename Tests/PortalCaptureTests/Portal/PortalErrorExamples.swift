@@ -15,7 +15,8 @@ enum PortalErrorExamples {
         case .cancelled: .ended
         case .ended: .timedOut(request: payload, seconds: 2)
         case .timedOut: .portalNotFound
-        case .portalNotFound: .interfaceMissing(interface: payload)
+        case .portalNotFound: .portalFailedToStart(message: payload)
+        case .portalFailedToStart: .interfaceMissing(interface: payload)
         case .interfaceMissing: .requiresVersion(interface: payload, needed: 4, available: 3)
         case .requiresVersion: .unsupported(what: payload, available: payload)
         case .unsupported: .invalidArgument(message: payload)

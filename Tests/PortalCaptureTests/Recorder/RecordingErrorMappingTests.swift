@@ -44,6 +44,18 @@ struct RecordingErrorMappingTests {
         #expect(error.description.contains("pwrecord policy explain"))
     }
 
+    @Test("a portal the bus could not start on demand is portalUnavailable with the bus's reason, not a failed start",
+          arguments: ["org.freedesktop.DBus.Error.Spawn.ChildExited", "org.freedesktop.DBus.Error.Spawn.ExecFailed",
+                      "org.freedesktop.systemd1.UnitMasked"])
+    func portalThatCannotStartIsUnavailable(name: String) {
+        let portal = PortalError(.remote(name: name, message: "exited with status 1"), interface: ScreenCastPortal.interface,
+                                 method: "CreateSession")
+        let error = RecordingError(portal)
+        #expect(error == .portalUnavailable(reason: portal.description))
+        #expect(error.description.contains("exited with status 1") && error.description.contains("xdg-desktop-portal"),
+                "\(error)")
+    }
+
     @Test("only the portal's refusal is notPermitted: no other portal error maps there",
           arguments: PortalErrorExamples.all)
     func onlyNotAllowedIsNotPermitted(error: PortalError) {
