@@ -46,7 +46,10 @@ extension ScreenCastPortal {
             }
             var last: ScreenCastAvailability?
             for await owner in watch {
-                let now: ScreenCastAvailability = owner == nil ? .unavailable(.portalNotFound) : await availability()
+                // The first answer is asked for even without an owner: a frontend the bus starts on demand is
+                // started by the question (its arrival then repeats the answer, which is not yielded again).
+                let now: ScreenCastAvailability = owner == nil && last != nil
+                    ? .unavailable(.portalNotFound) : await availability()
                 if now != last {
                     continuation.yield(now)
                     last = now

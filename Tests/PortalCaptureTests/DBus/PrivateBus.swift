@@ -2,9 +2,9 @@ import Foundation
 import Glibc
 @testable import PortalCapture
 
-/// A private `dbus-daemon` started by a test, with its own minimal configuration (no service activation, so
-/// nothing real is ever started on it) and socket in a fresh temporary directory. ``stop()`` kills exactly this
-/// daemon and removes the directory.
+/// A private `dbus-daemon` started by a test, with its own minimal configuration (no service activation unless
+/// the test gives a `serviceDirectory` of its own, so nothing real is ever started on it) and socket in a fresh
+/// temporary directory. ``stop()`` kills exactly this daemon and removes the directory.
 final class PrivateBus: @unchecked Sendable {
     static let daemonPath = "/usr/bin/dbus-daemon"
     static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: daemonPath) }
@@ -13,7 +13,7 @@ final class PrivateBus: @unchecked Sendable {
     let address: String
     private let process: Process
 
-    init() throws {
+    init(serviceDirectory: URL? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pwrecord-dbus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("bus.conf")
@@ -24,6 +24,7 @@ final class PrivateBus: @unchecked Sendable {
           <type>session</type>
           <listen>unix:path=\(directory.path)/bus</listen>
           <auth>EXTERNAL</auth>
+          \(serviceDirectory.map { "<servicedir>\($0.path)</servicedir>" } ?? "")
           <policy context="default">
             <allow send_destination="*" eavesdrop="true"/>
             <allow eavesdrop="true"/>

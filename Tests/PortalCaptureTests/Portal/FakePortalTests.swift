@@ -370,6 +370,39 @@ struct FakePortalTests {
         #expect(await changes.next() == .available(v4))
     }
 
+    @Test("the availability stream starts with the answer availability() gives, also for a frontend the bus starts on demand")
+    func availabilityStreamStartsActivatableFrontend() async throws {
+        // The "frontend" the bus starts is a stand-in that only marks that it was started; the test then puts the
+        // fake on the bus under the portal's name, which completes the start and receives the waiting question.
+        let services = FileManager.default.temporaryDirectory.appendingPathComponent("pwrecord-services-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: services) }
+        let started = services.appendingPathComponent("started")
+        try """
+        [D-BUS Service]
+        Name=\(DesktopPortal.busName)
+        Exec=/bin/sh -c 'touch \(started.path); exec sleep 10'
+        """.write(to: services.appendingPathComponent("\(DesktopPortal.busName).service"), atomically: true, encoding: .utf8)
+        let bus = try PrivateBus(serviceDirectory: services)
+        defer { bus.stop() }
+        let standIn = Task {
+            for _ in 0..<500 where !FileManager.default.fileExists(atPath: started.path) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            guard FileManager.default.fileExists(atPath: started.path) else { return nil as FakePortal? }
+            return try await FakePortal(bus: bus)
+        }
+        let portal = ScreenCastPortal(connection: try bus.connect(), timeouts: PortalTimeouts(consent: .seconds(10), call: .seconds(10)))
+        var changes = portal.availabilityChanges().makeAsyncIterator()
+        let first = await changes.next()
+        let fake = try await standIn.value
+        defer { fake?.server.close() }
+        #expect(fake != nil, "the bus was never asked to start the frontend")
+        let v4 = ScreenCastCapabilities(version: 4, sourceTypes: [.monitor, .window], cursorModes: [.hidden, .embedded, .metadata])
+        #expect(first == .available(v4))
+        #expect(await portal.availability() == .available(v4))
+    }
+
     // MARK: Screenshot
 
     func writeFile(in directory: URL) throws -> URL {
