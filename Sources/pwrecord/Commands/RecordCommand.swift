@@ -194,6 +194,12 @@ enum RecordCommand {
             do {
                 recording = try await recorder.stopRecording()
                 endedError = recorder.lastRecordingError   // finalizing can fail too (a full disk, the output taken)
+            } catch .attemptToStopNonRecording {
+                // It ended on its own (its duration, an interruption) and finished just before the stop signal
+                // was read: its own outcome stands, not "no recording is running".
+                endedByItself = true
+                endedError = recorder.lastRecordingError
+                recording = recorder.lastRecording
             } catch {
                 endedError = error
                 recording = recorder.lastRecording
