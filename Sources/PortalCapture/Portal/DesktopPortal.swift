@@ -10,6 +10,9 @@ public enum DesktopPortal {
     /// `org.freedesktop.portal.Session`: `Closed` signal, `Close` method.
     public static let sessionInterface = "org.freedesktop.portal.Session"
 
+    /// `/org/freedesktop/portal/desktop/request`: every request object lies below it.
+    public static let requestNamespace = DBusObjectPath(unchecked: "/org/freedesktop/portal/desktop/request")
+
     /// The object path the frontend gives a request made with `handle_token` `token` by the connection
     /// `uniqueName`: `/org/freedesktop/portal/desktop/request/SENDER/TOKEN`, SENDER being the unique name without
     /// its leading `:` and with `.` replaced by `_` (`:1.42` → `1_42`). Subscribing to `Response` there *before*

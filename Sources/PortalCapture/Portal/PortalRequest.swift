@@ -3,9 +3,11 @@
 ///
 /// The protocol, done the careful way:
 /// 1. a random `handle_token` ([HandleToken]) predicts the request path
-///    (``DesktopPortal/requestPath(uniqueName:token:)``), and `Response` there is subscribed to **before** the
-///    call (`AddMatch` acknowledged), so a fast answer cannot be missed;
-/// 2. the returned handle is never asserted on: when it differs from the prediction, the subscription moves to it;
+///    (``DesktopPortal/requestPath(uniqueName:token:)``), and `Response` is subscribed to **before** the call
+///    (`AddMatch` acknowledged), so a fast answer cannot be missed: for every request path
+///    (`path_namespace=/org/freedesktop/portal/desktop/request`), kept until the handle is known;
+/// 2. the returned handle is never asserted on: the answer taken is the one at the handle returned, predicted or
+///    not (a frontend that ignores `handle_token` may answer before the reply is even read);
 /// 3. the wait is bounded by `timeout` (measured from the start of the call); when it passes, or the calling task
 ///    is cancelled, the request is closed (`org.freedesktop.portal.Request.Close`) and ``PortalError/timedOut(request:seconds:)``
 ///    or ``PortalError/cancelled`` is thrown; the frontend leaving the bus gives ``PortalError/portalVanished(during:)``;
@@ -28,7 +30,7 @@ struct PortalRequest: Sendable {
             throw .busUnavailable(reason: "the connection has no unique name (\(connection.uniqueName))")
         }
         let owner = try await PortalRequest.watchFrontend(connection, method: method, interface: interface)
-        var subscription = try await subscribeResponse(at: predicted)
+        var subscription = try await subscribeResponses()
 
         var body = options
         body.set("handle_token", token.value)
@@ -50,12 +52,13 @@ struct PortalRequest: Sendable {
             throw failure
         }
         let handle = try PortalRequest.handle(in: reply, method: method)
-        if handle != predicted {
+        if !handle.isDescendant(ofOrEqualTo: DesktopPortal.requestNamespace) {
+            // Outside every request path the specification knows: followed there, from now on.
             subscription.cancel()
             subscription = try await subscribeResponse(at: handle)
         }
 
-        switch await PortalRequest.wait(for: subscription, owner: owner, until: deadline) {
+        switch await PortalRequest.wait(for: subscription, at: handle, owner: owner, until: deadline) {
         case .response(let signal):
             return try PortalRequest.results(of: signal.arguments, method: method)
         case .timedOut:
@@ -85,9 +88,23 @@ struct PortalRequest: Sendable {
         return watch
     }
 
+    /// `Response` at `path` only.
     private func subscribeResponse(at path: DBusObjectPath) async throws(PortalError) -> DBusSignalSubscription {
         do {
             return try await connection.subscribe(DBusMatchRule(sender: DesktopPortal.busName, path: path,
+                                                                interface: DesktopPortal.requestInterface,
+                                                                member: "Response"))
+        } catch {
+            throw PortalError(error, interface: interface, method: method)
+        }
+    }
+
+    /// `Response` on any request object of the frontend's: the handle is known only once the call returns, and
+    /// the answer may come before that.
+    private func subscribeResponses() async throws(PortalError) -> DBusSignalSubscription {
+        do {
+            return try await connection.subscribe(DBusMatchRule(sender: DesktopPortal.busName,
+                                                                pathNamespace: DesktopPortal.requestNamespace,
                                                                 interface: DesktopPortal.requestInterface,
                                                                 member: "Response"))
         } catch {
@@ -149,12 +166,13 @@ struct PortalRequest: Sendable {
         case connectionEnded
     }
 
-    /// The first of: the Response, the deadline, the frontend's owner changing, the task being cancelled.
-    private static func wait(for subscription: DBusSignalSubscription, owner: DBusNameOwnerWatch,
-                             until deadline: ContinuousClock.Instant) async -> Outcome {
+    /// The first of: the Response at `handle`, the deadline, the frontend's owner changing, the task being
+    /// cancelled. Responses at other paths (other requests of this connection) are passed over.
+    private static func wait(for subscription: DBusSignalSubscription, at handle: DBusObjectPath,
+                             owner: DBusNameOwnerWatch, until deadline: ContinuousClock.Instant) async -> Outcome {
         await withTaskGroup(of: Outcome.self) { group in
             group.addTask {
-                for await signal in subscription { return .response(signal) }
+                for await signal in subscription where signal.path == handle { return .response(signal) }
                 return Task.isCancelled ? .cancelled : .connectionEnded
             }
             group.addTask {

@@ -201,6 +201,11 @@ final class FakePortal: Sendable {
             try? call.reply([.objectPath(other)])
             let server = self.server
             let target = call.sender
+            if after == .zero {  // at once, right behind the reply, as a frontend answering without a dialog
+                try? server.emitSignal(path: other, interface: DesktopPortal.requestInterface, member: "Response",
+                                       body: [.uint32(code), results.dbusValue], destination: target)
+                return
+            }
             Task {
                 try? await Task.sleep(for: after)
                 try? server.emitSignal(path: other, interface: DesktopPortal.requestInterface, member: "Response",

@@ -78,6 +78,17 @@ struct FakePortalTests {
         #expect(session.streams.map(\.nodeID) == [42])
     }
 
+    @Test("a handle other than the predicted one, answered right behind the reply, is not missed")
+    func differentHandleAnsweredAtOnce() async throws {
+        let fake = try await FakePortal.start()
+        defer { fake.stop() }
+        fake.script("SelectSources", .differentHandle(0, DBusVardict(), after: .zero))
+        let began = ContinuousClock.now
+        let session = try await fake.screenCast().start(ScreenCastOptions().sources(.monitor), appID: "app")
+        #expect(session.streams.map(\.nodeID) == [42])
+        #expect(ContinuousClock.now - began < .seconds(2), "took \(ContinuousClock.now - began)")
+    }
+
     @Test("malformed Start results give an error naming the key and the session is closed")
     func malformedStart() async throws {
         let fake = try await FakePortal.start()
