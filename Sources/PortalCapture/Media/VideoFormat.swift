@@ -30,5 +30,10 @@ public struct FrameRate: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     public var framesPerSecond: Double { denominator == 0 ? 0 : Double(numerator) / Double(denominator) }
+    /// Whether both terms are positive and fit FFmpeg's `AVRational` (two `Int32`s): an encoder's time base
+    /// and stream rate are made from them, and a term past `Int32.max` would not convert.
+    public var fitsFFmpeg: Bool {
+        (1...Int(Int32.max)).contains(numerator) && (1...Int(Int32.max)).contains(denominator)
+    }
     public var description: String { denominator == 1 ? "\(numerator)" : "\(numerator)/\(denominator)" }
 }

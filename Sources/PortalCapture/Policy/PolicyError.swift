@@ -69,6 +69,11 @@ public enum PolicyError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Watching the policy files failed; `function` is the failing C call (e.g. `inotify_init1`).
     case watchFailed(function: String, errno: Int32)
 
+    /// `file:line [section]` of each line, comma-separated: where a decision's values were set.
+    static func places(_ lines: [PolicySourceLine]) -> String {
+        lines.map { "\($0.file):\($0.line) [\($0.section)]" }.joined(separator: ", ")
+    }
+
     static func ownerName(_ uid: UInt32) -> String { uid == 0 ? "root" : "\(uid)" }
     static func notOwner(_ uid: UInt32) -> String { uid == 0 ? "not by root" : "not by uid \(uid)" }
 
@@ -127,11 +132,11 @@ public enum PolicyError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(source.file):\(source.line): recording is denied by [\(source.section)]; ask your administrator"
         case .outsideHours(let allowed, let lines):
             "outside the allowed recording hours (\(allowed), set at "
-                + lines.map { "\($0.file):\($0.line) [\($0.section)]" }.joined(separator: ", ")
+                + Self.places(lines)
                 + "); try again within those hours or ask your administrator"
         case .timeZoneRulesOverridden(let variables, let lines):
             "the allowed recording hours (set at "
-                + lines.map { "\($0.file):\($0.line) [\($0.section)]" }.joined(separator: ", ")
+                + Self.places(lines)
                 + ") cannot be checked: \(variables.joined(separator: " and ")) "
                 + (variables.count == 1 ? "is" : "are")
                 + " set, which would load time-zone rules from another folder; unset "

@@ -83,9 +83,7 @@ final class HeldDescriptor: Sendable {
                     // No hard links here (vfat, exfat): the partial file itself is renamed over the
                     // destination, while its name is still this file.
                     let err = errno
-                    var named = stat()
-                    guard lstat(partial.path, &named) == 0, named.st_dev == written.st_dev, named.st_ino == written.st_ino,
-                          rename(partial.path, destination.path) == 0 else {
+                    guard Self.names(partial, written), rename(partial.path, destination.path) == 0 else {
                         throw PrivateFile.placingError(err, at: destination)
                     }
                     return
@@ -98,18 +96,20 @@ final class HeldDescriptor: Sendable {
             let err = errno
             // File systems without hard links (vfat, exfat, some FUSE): the partial file is renamed instead,
             // while its name is still this file and the destination is still free.
-            var named = stat()
-            if PrivateFile.hasNoHardLinks(err),
-               lstat(partial.path, &named) == 0, named.st_dev == written.st_dev, named.st_ino == written.st_ino,
+            if PrivateFile.hasNoHardLinks(err), Self.names(partial, written),
                PrivateFile.renameIfFree(partial.path, to: destination.path) {
                 return
             }
             throw PrivateFile.placingError(err, at: destination)
         }
+        if Self.names(partial, written) { unlink(partial.path) }
+    }
+
+    /// Whether the name `url` is still the file `written` (`fstat` of the held descriptor), not something
+    /// swapped in at that name since.
+    private static func names(_ url: URL, _ written: stat) -> Bool {
         var named = stat()
-        if lstat(partial.path, &named) == 0, named.st_dev == written.st_dev, named.st_ino == written.st_ino {
-            unlink(partial.path)
-        }
+        return lstat(url.path, &named) == 0 && named.st_dev == written.st_dev && named.st_ino == written.st_ino
     }
 
     deinit { close() }

@@ -80,9 +80,9 @@ public struct SinkOptions: Sendable {
     public func frameRate(_ name: String) throws(SinkError) -> FrameRate? {
         guard let text = string(name) else { return nil }
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        if parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]), (1...Int(Int32.max)).contains(n),
-           (1...Int(Int32.max)).contains(d), Double(n) / Double(d) <= 1000 {
-            return FrameRate(n, d)
+        if parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]), case let rate = FrameRate(n, d),
+           rate.fitsFFmpeg, rate.framesPerSecond <= 1000 {
+            return rate
         }
         if parts.count == 1, let n = Int(text), (1...1000).contains(n) { return FrameRate(n, 1) }
         if parts.count == 1, let v = Double(text), v > 0, v <= 1000 {
