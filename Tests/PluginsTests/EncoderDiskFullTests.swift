@@ -83,4 +83,48 @@ struct EncoderDiskFullTests {
             #expect(abs(duration - Double(decoded.frames.count) / 30) < 0.2, "the trailer was written (duration \(duration) s)")
         }
     }
+
+    /// A 1280x720 frame that lossless coding cannot shrink: the counter band of `TestPattern`, noise below it.
+    private static func noiseFrame(_ number: Int, format: VideoFormat, timestamp: UInt64) -> VideoFrame {
+        let frame = Synthetic.frame(number, format: format, timestamp: timestamp)
+        let band = TestPattern.counterBandHeight(height: format.height) * format.minimumStride
+        var state = UInt64(number) &* 0x9E37_79B9_7F4A_7C15 | 1
+        let words = frame.storage.bytes.advanced(by: band).assumingMemoryBound(to: UInt64.self)
+        for i in 0..<(format.height * format.minimumStride - band) / 8 {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            words[i] = state
+        }
+        return frame
+    }
+
+    @Test("A disk that fills in the middle of a muxer write larger than the reserve still gets the file's index")
+    func diskFullDuringALargeWrite() throws {
+        // Lossless noise at 720p is about 2.7 MB a frame, and Matroska writes a cluster (up to 250 ms) at once:
+        // a write several times the 1 MiB default reserve. The file must still be finalized (its duration known).
+        guard let fs = SmallFilesystem(size: "24m") else { return }
+        let path = fs.path + "/noise.mkv"
+        let format = VideoFormat(pixelFormat: .bgrx, width: 1280, height: 720, frameRate: FrameRate(30, 1))
+        var o = EncoderSink.Options()
+        o.videoCodec = .ffv1
+        o.overflow = .block
+        let sink = try EncoderSink(options: o)
+        var failure: SinkError?
+        do throws(SinkError) {
+            try sink.open(SinkContext(video: format, audio: nil, output: path, startTime: Synthetic.start))
+            for i in 0..<300 {
+                let ts = Synthetic.start + UInt64(i) * 1_000_000_000 / 30
+                try sink.consume(.video(Self.noiseFrame(i, format: format, timestamp: ts)))
+            }
+        } catch { failure = error }
+        #expect(failure == .insufficientStorage(path: path), "the full disk is reported: \(String(describing: failure))")
+        #expect(throws: SinkError.insufficientStorage(path: path)) { _ = try sink.close() }
+        let partial = try #require(sink.partialResult)
+        #expect(partial.videoFrames >= 3, "frames were written before the disk filled (\(partial.videoFrames))")
+        let decoded = try MediaTool.decodeVideo(path, width: 1280, height: 720)
+        let last = try #require(decoded.frames.last, "the partial file decodes: \(decoded.stderr)")
+        #expect(Int(TestPattern.decodeCounter(last)) == decoded.frames.count - 1)
+        let duration = try MediaTool.duration(path)
+        #expect(abs(duration - Double(decoded.frames.count) / 30) < 0.2,
+                "the trailer was written: duration \(duration) s for \(decoded.frames.count) frames")
+    }
 }

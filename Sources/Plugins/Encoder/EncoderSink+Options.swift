@@ -84,7 +84,8 @@ extension EncoderSink {
         /// Encoder threads; 0 lets the codec decide.
         public var threads = 0
         public var latency: Latency = .low
-        /// Bytes kept allocated past the end of the file, so that a full disk still leaves room to finalize.
+        /// Bytes kept allocated past the end of the file, so that a full disk still leaves room to finalize;
+        /// the largest single write of the muxer so far (a cluster or fragment) is kept beside them.
         public var reserveBytes: Int64 = 1 << 20
 
         public init() {}

@@ -12,8 +12,9 @@ import Synchronization
 /// together where the recording ended (`ended(at:)`): the last frame stays on screen until then and the sound
 /// is padded with silence to it; without it, where the samples suggest (see `EncodingPipeline.finish`).
 ///
-/// A full disk: the file keeps `Options.reserveBytes` allocated past its end, so when the disk fills up the
-/// sink stops encoding, finalizes the file into that reserve, and reports `insufficientStorage`. A crash
+/// A full disk: the file keeps `Options.reserveBytes` (and room for the muxer's largest write so far)
+/// allocated past its end, so when the disk fills up the sink stops encoding, finalizes the file into that
+/// reserve, and reports `insufficientStorage`. A crash
 /// (or `kill -9`) leaves a playable file: Matroska clusters and MP4 fragments of at most half a second, and
 /// a keyframe every `keyframeInterval`.
 public final class EncoderSink: CaptureSink, @unchecked Sendable {

@@ -94,8 +94,11 @@ final class MediaWriter {
         headerWritten = true
     }
 
-    /// Writes one encoded packet (takes over its reference).
+    /// Writes one encoded packet (takes over its reference). What the muxer writes for it (a Matroska
+    /// cluster or MP4 fragment comes out whole, when the next one starts) is the file's burst size.
     func write(_ packet: UnsafeMutablePointer<AVPacket>) throws(SinkError) {
+        let before = file.bytesWritten
+        defer { file.noteBurst(file.bytesWritten - before) }
         try checkIO(av_interleaved_write_frame(format, packet), "av_interleaved_write_frame")
     }
 

@@ -8,7 +8,10 @@ import Glibc
 ///
 /// The reserve (`reserve` bytes allocated with `fallocate(FALLOC_FL_KEEP_SIZE)`, so the file size does not
 /// change) makes a full disk show up as `isLow` while there is still room to finalize the file: the
-/// container's trailer (Matroska cues and sizes, MP4 index) lands in space that is already ours.
+/// container's trailer (Matroska cues and sizes, MP4 index) lands in space that is already ours. A writer
+/// whose writes come in bursts (a muxer writing a whole cluster at once) reports each burst's size
+/// (`noteBurst`): the reserve then also holds the largest burst, so a disk found full at a burst's start
+/// still has room for the rest of it and the trailer.
 ///
 /// Non-seekable outputs (pipes, `-` for standard output) are written sequentially; `seek` then throws.
 /// Not thread-safe: one owner thread at a time.
@@ -28,6 +31,8 @@ final class OutputFile {
     /// The reserve could not be extended: the device is (nearly) full. Stop writing media and finalize.
     private(set) var isLow = false
     private let reserve: Int64
+    /// The most one burst wrote (`noteBurst`); kept in the reserve beside `reserve`.
+    private(set) var largestBurst: Int64 = 0
     private var reservedEnd: Int64 = 0
     private var reserving: Bool
     private let ownsDescriptor: Bool
@@ -88,6 +93,11 @@ final class OutputFile {
         if let failure { throw failure }
     }
 
+    /// Notes that one burst (e.g. one muxer call) wrote `bytes`: the reserve grows to hold the largest.
+    func noteBurst(_ bytes: Int64) {
+        largestBurst = max(largestBurst, bytes)
+    }
+
     /// Moves the write position (seekable outputs only).
     func seek(to offset: Int64) throws(SinkError) {
         guard isSeekable else { throw .failed(sink: sink, reason: "\(path) is not seekable") }
@@ -111,9 +121,10 @@ final class OutputFile {
         }
     }
 
-    /// Keeps `reserve` bytes allocated past `end`; failing that for lack of space sets `isLow` (the write
+    /// Keeps `reserve` bytes and the largest burst allocated past `end`; failing that for lack of space sets `isLow` (the write
     /// itself still goes ahead into what is left of the reserve).
     private func ensureReserve(upTo end: Int64) throws(SinkError) {
+        let reserve = self.reserve + largestBurst
         let want = max(end, size) + reserve
         guard want > reservedEnd else { return }
         // Extend in steps of at least a quarter of the reserve, not on every write.
