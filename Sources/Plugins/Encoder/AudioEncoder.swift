@@ -59,7 +59,14 @@ final class AudioEncoder {
         ctx.pointee.time_base = AVRational(num: 1, den: rate)
         if let b = settings.bitrate { ctx.pointee.bit_rate = Int64(b) }
         if globalHeader { ctx.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
-        try FFmpegCall.check(avcodec_open2(ctx, encoder, nil), "avcodec_open2(\(name), \(rate) Hz, \(input.channels) ch)")
+        do throws(SinkError) {
+            try FFmpegCall.check(avcodec_open2(ctx, encoder, nil), "avcodec_open2(\(name), \(rate) Hz, \(input.channels) ch)")
+        } catch {
+            // Thrown before every stored property is set, so deinit will not run: the context is freed here.
+            var failed: UnsafeMutablePointer<AVCodecContext>? = ctx
+            avcodec_free_context(&failed)
+            throw error
+        }
         timeline = AudioTimeline(start: start, rate: input.sampleRate)
 
         let caps = encoder.pointee.capabilities

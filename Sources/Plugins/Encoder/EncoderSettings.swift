@@ -237,6 +237,10 @@ extension EncoderSink.Options {
             }
             let codec = audioCodec ?? container.defaultAudioCodec
             let bitrate = codec == .flac ? nil : (audioBitrate ?? (codec == .opus ? 96_000 : 128_000))
+            if codec == .opus, let bitrate, bitrate > 256_000 * a.channels {
+                throw .invalidOption(sink: s, option: "abitrate", reason: "Opus takes at most 256 kb/s per channel: "
+                    + "\(256 * a.channels) for this \(a.channels)-channel audio, not \(bitrate / 1000)")
+            }
             settings.audio = .init(codec: codec, input: a, bitrate: bitrate)
         }
         return settings

@@ -36,9 +36,8 @@ final class EncodingPipeline: @unchecked Sendable {
                 video?.delay(by: priming.videoOffset, rate: audio.sampleRate, writer: writer)
             }
         } catch {
-            // Nothing playable was written: leave no empty or header-only file behind.
-            try? file.close()
-            if file.isRegularFile { unlink(settings.output) }
+            // Nothing playable was written: leave no empty or header-only file behind (if this open made it).
+            file.discard()
             throw error
         }
     }

@@ -31,8 +31,8 @@ final class MediaWriter {
         self.bridge = IOBridge(file: file)
 
         let size: Int32 = 64 * 1024
+        // From here every stored property is set: a throw runs deinit, which frees `format`.
         guard let buffer = av_malloc(Int(size))?.assumingMemoryBound(to: UInt8.self) else {
-            avformat_free_context(ctx)
             throw .failed(sink: "encoder", reason: "av_malloc of the I/O buffer failed")
         }
         let opaque = Unmanaged.passUnretained(bridge).toOpaque()
@@ -43,7 +43,6 @@ final class MediaWriter {
         } : nil)
         guard let io else {
             av_free(buffer)
-            avformat_free_context(ctx)
             throw .failed(sink: "encoder", reason: "avio_alloc_context failed")
         }
         ctx.pointee.pb = io

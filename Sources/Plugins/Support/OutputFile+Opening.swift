@@ -14,14 +14,16 @@ extension OutputFile {
     /// - character devices (`/dev/null`, a terminal) are taken as they are;
     /// - a descriptor this process holds is opened as it is: `/proc/self/fd/N` (pwrecord's `-o` partial file),
     ///   `/dev/fd/N`, `/dev/stdout`, `/dev/stderr` (what the shell redirected, `>(cmd)`).
-    static func openPrivately(_ path: String) throws(SinkError) -> Int32 {
+    ///
+    /// `created` says whether the open made a new file at `path` (one that a failed open may remove again).
+    static func openPrivately(_ path: String) throws(SinkError) -> (fd: Int32, created: Bool) {
         if let held = heldDescriptorPath(path) {
             let fd = Glibc.open(held, O_WRONLY | O_TRUNC | O_CLOEXEC)
             guard fd >= 0 else { throw openError(errno, path: path) }
-            return fd
+            return (fd, false)
         }
         let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        if fd >= 0 { return fd }
+        if fd >= 0 { return (fd, true) }
         guard errno == EEXIST else { throw openError(errno, path: path) }
         return try openExisting(path)
     }
@@ -91,7 +93,7 @@ extension OutputFile {
         return "/proc/self/fd/" + number
     }
 
-    private static func openExisting(_ path: String) throws(SinkError) -> Int32 {
+    private static func openExisting(_ path: String) throws(SinkError) -> (fd: Int32, created: Bool) {
         let flags = O_WRONLY | O_CLOEXEC | O_NOFOLLOW
         // Non-blocking first: a FIFO without a reader would block the open before it could be checked (ENXIO
         // instead). Checked as a name first, it is then opened to wait for its reader, and checked again.
@@ -128,7 +130,7 @@ extension OutputFile {
                     Glibc.close(fd)
                     let fresh = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
                     guard fresh >= 0 else { throw openError(errno, path: path) }
-                    return fresh
+                    return (fresh, true)
                 }
                 guard fchmod(fd, 0o600) == 0 else {
                     throw refuse("cannot make it private (mode 0600): \(String(cString: strerror(errno)))")
@@ -140,7 +142,7 @@ extension OutputFile {
                 throw openError(e, path: path)
             }
         }
-        return fd
+        return (fd, false)
     }
 
     /// Why a FIFO may not carry a recording, or nil: another user's, or one others may open to read.

@@ -20,8 +20,10 @@ final class OutputFile {
     let sink: String
     private(set) var fd: Int32
     let isSeekable: Bool
-    /// Whether the output is a regular file (not a pipe, device or standard output).
-    let isRegularFile: Bool
+    /// Whether opening made a new file at `path` (not a file that was there, a device, FIFO or descriptor).
+    let created: Bool
+    /// The created file's device and inode, to tell it from whatever may take its name later.
+    private let identity: (device: UInt, inode: UInt)?
     /// Where the next write goes.
     private(set) var position: Int64 = 0
     /// The largest offset written so far.
@@ -46,13 +48,14 @@ final class OutputFile {
         if path == "-" {
             fd = STDOUT_FILENO
             ownsDescriptor = false
+            created = false
         } else {
-            fd = try OutputFile.openPrivately(path)
+            (fd, created) = try OutputFile.openPrivately(path)
             ownsDescriptor = true
         }
         isSeekable = lseek(fd, 0, SEEK_CUR) >= 0
         var st = stat()
-        isRegularFile = ownsDescriptor && fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
+        identity = created && fstat(fd, &st) == 0 ? (UInt(st.st_dev), UInt(st.st_ino)) : nil
         reserving = reserve > 0 && isSeekable
         if reserving { try ensureReserve(upTo: 0) }
     }
@@ -118,6 +121,18 @@ final class OutputFile {
         }
         if ownsDescriptor && fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
             throw OutputFile.writeError(errno, path: path, sink: sink)
+        }
+    }
+
+    /// Closes, and removes the file if this open created it and `path` still names it: for an output that
+    /// never got anything playable. A file that was there before, a descriptor's name (`/dev/stdout`) and
+    /// whatever took the name since are left alone.
+    func discard() {
+        try? close()
+        guard let identity else { return }
+        var st = stat()
+        if lstat(path, &st) == 0, UInt(st.st_dev) == identity.device, UInt(st.st_ino) == identity.inode {
+            unlink(path)
         }
     }
 
