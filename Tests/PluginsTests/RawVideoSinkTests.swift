@@ -147,4 +147,24 @@ struct RawVideoSinkTests {
         var st = stat()
         #expect(fstat(fd, &st) == 0 && st.st_size == 0, "\(st.st_size) bytes were written before the refusal")
     }
+
+    @Test("audio= naming the video's own destination is refused before anything is written",
+          arguments: [("same.y4m", "same.y4m"), ("same.y4m", "./same.y4m"), ("-", "/dev/stdout"), ("/dev/stdout", "-")])
+    func audioOnTheVideosDestination(video: String, audio: String) throws {
+        let dir = TemporaryDirectory("raw")
+        let expand = { (p: String) in p.hasPrefix("/") || p == "-" ? p : dir.path + "/" + p }
+        var o = RawVideoSink.Options()
+        o.audioOutput = expand(audio)
+        let sink = RawVideoSink(options: o)
+        let format = AudioFormat(sampleFormat: .f32, sampleRate: 48_000, channels: 2)
+        let plan = SinkPreflight(audio: true, output: expand(video))
+        let refusal = #expect(throws: SinkError.self) { try sink.preflight(plan) }
+        guard case .invalidOption(_, let option, let reason)? = refusal else { Issue.record("got \(String(describing: refusal))"); return }
+        #expect(option == "audio" && reason.contains("of its own"), "\(reason)")
+        // open makes the same check first: nothing is created.
+        #expect(throws: SinkError.self) {
+            try sink.open(SinkContext(video: Self.video, audio: format, output: expand(video), startTime: Synthetic.start))
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/same.y4m"))
+    }
 }

@@ -59,7 +59,40 @@ public final class RawVideoSink: CaptureSink, @unchecked Sendable {
             throw .invalidOption(sink: id, option: "audio", reason:
                 "video goes to \(base == "-" ? "standard output" : base); give audio=FILE for the audio")
         }
+        if video, audio, let audioPath = paths.audio, RawVideoSink.sameDestination(paths.video, audioPath) {
+            throw .invalidOption(sink: id, option: "audio", reason:
+                "\(audioPath) is where the video goes too, and the two would overwrite each other; give the audio a file of its own")
+        }
         return paths
+    }
+
+    /// Whether two output names lead to one place: the same descriptor (`-` is standard output, as
+    /// `/dev/stdout` is), the same file (an existing one by device and inode), or the same path spelled
+    /// differently (`a.y4m`, `./a.y4m`).
+    static func sameDestination(_ a: String, _ b: String) -> Bool {
+        func descriptor(_ path: String) -> String? {
+            path == "-" ? "/proc/self/fd/1" : OutputFile.heldDescriptorPath(path)
+        }
+        let heldA = descriptor(a), heldB = descriptor(b)
+        if let heldA, let heldB, heldA == heldB { return true }
+        var stA = stat(), stB = stat()
+        if stat(heldA ?? a, &stA) == 0, stat(heldB ?? b, &stB) == 0 {
+            return stA.st_dev == stB.st_dev && stA.st_ino == stB.st_ino
+        }
+        guard heldA == nil, heldB == nil else { return false }
+        return Self.lexicallyAbsolute(a) == Self.lexicallyAbsolute(b)
+    }
+
+    /// `path` from the root without `.` and empty components (`..` kept: it may cross a link).
+    private static func lexicallyAbsolute(_ path: String) -> [Substring] {
+        var full = path
+        if !path.hasPrefix("/") {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            if getcwd(&buffer, buffer.count) != nil {
+                full = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/" + path
+            }
+        }
+        return full.split(separator: "/").filter { $0 != "." }
     }
 
     public func open(_ context: SinkContext) throws(SinkError) {
