@@ -84,19 +84,6 @@ struct EncoderDiskFullTests {
         }
     }
 
-    /// A 1280x720 frame that lossless coding cannot shrink: the counter band of `TestPattern`, noise below it.
-    private static func noiseFrame(_ number: Int, format: VideoFormat, timestamp: UInt64) -> VideoFrame {
-        let frame = Synthetic.frame(number, format: format, timestamp: timestamp)
-        let band = TestPattern.counterBandHeight(height: format.height) * format.minimumStride
-        var state = UInt64(number) &* 0x9E37_79B9_7F4A_7C15 | 1
-        let words = frame.storage.bytes.advanced(by: band).assumingMemoryBound(to: UInt64.self)
-        for i in 0..<(format.height * format.minimumStride - band) / 8 {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
-            words[i] = state
-        }
-        return frame
-    }
-
     @Test("A disk that fills in the middle of a muxer write larger than the reserve still gets the file's index")
     func diskFullDuringALargeWrite() throws {
         // Lossless noise at 720p is about 2.7 MB a frame, and Matroska writes a cluster (up to 250 ms) at once:
@@ -113,7 +100,7 @@ struct EncoderDiskFullTests {
             try sink.open(SinkContext(video: format, audio: nil, output: path, startTime: Synthetic.start))
             for i in 0..<300 {
                 let ts = Synthetic.start + UInt64(i) * 1_000_000_000 / 30
-                try sink.consume(.video(Self.noiseFrame(i, format: format, timestamp: ts)))
+                try sink.consume(.video(Synthetic.noiseFrame(i, format: format, timestamp: ts)))
             }
         } catch { failure = error }
         #expect(failure == .insufficientStorage(path: path), "the full disk is reported: \(String(describing: failure))")

@@ -40,6 +40,27 @@ struct FramesSinkTests {
         }
     }
 
+    @Test("a full disk ends the frames with insufficientStorage, and every PNG left in the folder is whole")
+    func fullDiskLeavesWholePNGs() throws {
+        guard let fs = SmallFilesystem(size: "256k") else { return }
+        // Noise does not compress: about 57 KB a PNG, so the fifth one does not fit.
+        let format = VideoFormat(pixelFormat: .bgrx, width: 160, height: 120, frameRate: FrameRate(30, 1))
+        var o = FramesSink.Options()
+        o.overflow = .block
+        let frames = (0..<12).map { CaptureSample.video(Synthetic.noiseFrame($0, format: format, timestamp: Synthetic.start + UInt64($0) * 33_333_333)) }
+        #expect(throws: SinkError.insufficientStorage(path: fs.path + "/frame-000004.png")) {
+            _ = try Synthetic.run(FramesSink(options: o), video: format, audio: nil, output: fs.path,
+                                  start: Synthetic.start, samples: frames)
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: fs.path).sorted()
+        #expect(names == (0..<4).map { "frame-00000\($0).png" })
+        let iend: [UInt8] = [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
+        for name in names {
+            let bytes = try #require(FileManager.default.contents(atPath: fs.path + "/" + name))
+            #expect(Array(bytes.suffix(12)) == iend, "\(name) ends with its IEND chunk (\(bytes.count) bytes)")
+        }
+    }
+
     @Test("an output that is a file, not a folder, is refused with filePermissions")
     func outputNotAFolder() throws {
         let dir = TemporaryDirectory("frames")

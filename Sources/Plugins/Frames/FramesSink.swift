@@ -129,8 +129,13 @@ public final class FramesSink: CaptureSink, @unchecked Sendable {
                 throw .failed(sink: id, reason: "libpng could not be set up (png_create_write_struct)")
             }
             let file = try OutputFile(path: path, sink: id)
-            try file.write(png)
-            try file.close()
+            do throws(SinkError) {
+                try file.write(png)
+                try file.close()
+            } catch {
+                file.discard()   // a cut-off PNG is no frame (a full disk): its name goes with it
+                throw error
+            }
             state.withLock { s in
                 s.written.append(path)
                 s.bytes += Int64(png.count)

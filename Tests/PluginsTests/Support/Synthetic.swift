@@ -12,6 +12,20 @@ enum Synthetic {
         return VideoFrame(format: format, stride: stride, timestamp: timestamp, sequence: UInt64(number), storage: storage)
     }
 
+    /// A frame that lossless coding cannot shrink: the counter band of `TestPattern` (so `decodeCounter`
+    /// reads its number), noise below it.
+    static func noiseFrame(_ number: Int, format: VideoFormat, timestamp: UInt64) -> VideoFrame {
+        let frame = Synthetic.frame(number, format: format, timestamp: timestamp)
+        let band = TestPattern.counterBandHeight(height: format.height) * format.minimumStride
+        var state = UInt64(number) &* 0x9E37_79B9_7F4A_7C15 | 1
+        let words = frame.storage.bytes.advanced(by: band).assumingMemoryBound(to: UInt64.self)
+        for i in 0..<(format.height * format.minimumStride - band) / 8 {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            words[i] = state
+        }
+        return frame
+    }
+
     /// `frames` sample frames of a 440 Hz sine at amplitude 0.5, starting at sample `offset`.
     static func sine(format: AudioFormat, offset: Int, frames: Int, timestamp: UInt64, sequence: UInt64) -> AudioBuffer {
         var bytes = [UInt8]()
