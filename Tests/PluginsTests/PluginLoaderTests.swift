@@ -58,6 +58,34 @@ struct PluginLoaderTests {
         #expect(stat(out, &st) == 0 && st.st_mode & 0o777 == 0o600)
     }
 
+    @Test("scanning the same plugins again loads nothing twice and keeps no more descriptors open")
+    func rescanKeepsNoDescriptors() throws {
+        let tmp = TemporaryDirectory("plugin")
+        let dir = pluginDirectory(tmp)
+        let installed = dir + "/libExampleSinkPlugin.so"
+        try FileManager.default.copyItem(atPath: Self.examplePlugin, toPath: installed)
+        chmod(installed, 0o755)
+        /// Descriptors of this process open on the plugin file (other tests' descriptors do not count).
+        func held() -> Int {
+            var count = 0, st = stat(), plugin = stat()
+            guard stat(installed, &plugin) == 0,
+                  let fds = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return -1 }
+            for fd in fds where stat("/proc/self/fd/" + fd, &st) == 0 && st.st_dev == plugin.st_dev && st.st_ino == plugin.st_ino {
+                count += 1
+            }
+            return count
+        }
+        let first = PluginLoader(directories: [dir]).scan()
+        #expect(first.factories.map(\.id) == ["framestats"] && first.rejected.isEmpty, "\(first.rejected)")
+        let afterFirst = held()
+        #expect(afterFirst == 1, "the loaded library's descriptor")
+        for _ in 0..<3 {
+            let again = PluginLoader(directories: [dir]).scan()
+            #expect(again.factories.map(\.id) == ["framestats"] && again.rejected.isEmpty, "\(again.rejected)")
+        }
+        #expect(held() == afterFirst, "three more scans left \(held() - afterFirst) more descriptors on the plugin")
+    }
+
     @Test("the example plugin's own option errors come back naming the option")
     func examplePluginOptionError() throws {
         let tmp = TemporaryDirectory("plugin")

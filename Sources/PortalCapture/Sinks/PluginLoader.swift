@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CPluginABI
 import Foundation
+import Synchronization
 
 /// Finds and loads third-party sink plugins: shared objects exporting `pwrec_sink_entry` (see
 /// `pwrec_plugin.h` and docs/plugins.md), from `/usr/lib/pwrecord/plugins`, `/usr/local/lib/pwrecord/plugins`
@@ -59,6 +60,15 @@ public struct PluginLoader: Sendable {
     /// This loader loading only plugins root installed, when `value`.
     public func rootInstalledOnly(_ value: Bool) -> Self { var c = self; c.rootInstalledOnly = value; return c }
 
+    /// A loaded library's file, by device and inode.
+    struct LoadedLibrary: Hashable {
+        var device: UInt
+        var inode: UInt
+    }
+
+    /// The libraries this process loaded (never closed), by file; the handle as its bit pattern.
+    private static let loadedLibraries = Mutex<[LoadedLibrary: UInt]>([:])
+
     /// What a scan found.
     public struct Scan: Sendable {
         /// One factory per loaded plugin, in folder and name order.
@@ -113,12 +123,25 @@ public struct PluginLoader: Sendable {
     /// Loads a file `PluginTrust` opened and checked, through its descriptor: what runs is what was checked.
     func load(_ file: consuming PluginFile, path: String, installedByRoot: Bool = false) throws(SinkError) -> SinkFactory {
         let name = try file.loaderPath(in: descriptorFolder, for: path)
-        guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
-            // dlerror names the file as it was opened (/proc/self/fd/N): the user knows it by its path.
-            throw .pluginRejected(path: path, reason: "dlopen failed: "
-                                  + PluginLoader.dlerrorText().replacing(name + ":", with: path + ":"))
+        var st = stat()
+        let identity = fstat(file.descriptor, &st) == 0 ? LoadedLibrary(device: UInt(st.st_dev), inode: UInt(st.st_ino)) : nil
+        let handle: UnsafeMutableRawPointer
+        if let identity, let known = PluginLoader.loadedLibraries.withLock({ $0[identity] }),
+           let loaded = UnsafeMutableRawPointer(bitPattern: known) {
+            // Loaded before (a second scan): the dynamic loader would hand back the same library under one
+            // more /proc/self/fd name, whose descriptor would then have to stay open. This one closes.
+            handle = loaded
+        } else {
+            guard let opened = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
+                // dlerror names the file as it was opened (/proc/self/fd/N): the user knows it by its path.
+                throw .pluginRejected(path: path, reason: "dlopen failed: "
+                                      + PluginLoader.dlerrorText().replacing(name + ":", with: path + ":"))
+            }
+            handle = opened
+            if let identity { PluginLoader.loadedLibraries.withLock { $0[identity] = UInt(bitPattern: opened) } }
+            // The loader knows the library by its /proc/self/fd name: that number must not name another file.
+            file.keepOpen()
         }
-        file.keepOpen()
         // Never dlclose: see the type's comment. The handle stays valid for the life of the process.
         guard let sym = dlsym(handle, PWREC_SINK_ENTRY_SYMBOL) else {
             throw .pluginRejected(path: path, reason:
