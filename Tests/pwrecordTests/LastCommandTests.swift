@@ -29,6 +29,9 @@ struct LastCommandTests {
         #expect(own.status == 1)
         let other = try await Pwrecord.run(["last", "info", "--app-id", "org.example.App"], environment: home.env)
         #expect(other.status == 0 && other.stdout.contains("/org.example.App/"), "\(other.stdout)\(other.stderr)")
+        // Its hints reach this app's recording, not pwrecord's own.
+        #expect(other.stdout.hasSuffix("save it with 'pwrecord last save --app-id org.example.App FILE', "
+                                       + "discard it with 'pwrecord last discard --app-id org.example.App'\n"), "\(other.stdout)")
         let dest = home.root.appendingPathComponent("saved.mkv")
         let saved = try await Pwrecord.run(["last", "save", "--app-id", "org.example.App", dest.path], environment: home.env)
         #expect(saved.status == 0, "\(saved.stderr)")
@@ -81,6 +84,28 @@ struct LastCommandTests {
 
         let bare = try await Pwrecord.run(["last"], environment: home.env)
         #expect(bare.status == 0 && bare.stdout == text.stdout, "\(bare.stdout)")
+    }
+
+    @Test("last save while that recording is still being recorded is refused (exit 1, nothing written); after the stop it saves")
+    func saveWhileRecordingRefused() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        let dest = home.root.appendingPathComponent("early.mkv")
+        let (early, stopped) = try await TestPortalControl.exclusively { _ -> (Pwrecord.Result, Pwrecord.Result) in
+            let p = try PwrecordProcess(["record", "--cursor", "hidden"], environment: home.env)
+            let began = await home.waitForRecordingToBegin()
+            let early = try await Pwrecord.run(["last", "save", dest.path], environment: home.env)
+            if !began { Issue.record("the recording never began") }
+            p.send(SIGINT)
+            return (early, await p.wait(timeout: 30))
+        }
+        #expect(early.status == 1, "\(early.stdout)\(early.stderr)")
+        #expect(early.stderr.contains("it is being recorded") && early.stderr.contains("stop that recording first"), "\(early.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dest.path))
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        let saved = try await Pwrecord.run(["last", "save", dest.path], environment: home.env)
+        #expect(saved.status == 0, "\(saved.stderr)")
+        #expect(try MediaTool.duration(dest.path) > 0)
     }
 
     @Test("last save follows the policy's output-dirs: outside them exit 4 and nothing written, inside saved")

@@ -74,8 +74,9 @@ struct RecordSignalTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: home.root.path).allSatisfy { !$0.hasPrefix("never") })
     }
 
-    @Test("SIGTERM stops and finalizes like Ctrl-C: exit 0 and a playable file of about the time recorded")
-    func sigtermFinalizes() async throws {
+    @Test("SIGTERM, and SIGHUP (a closed terminal), stop and finalize like Ctrl-C: exit 0 and a playable file of about the time recorded",
+          arguments: [SIGTERM, SIGHUP])
+    func stopSignalFinalizes(signal: Int32) async throws {
         let home = try TestHome()
         defer { home.remove() }
         let out = home.root.appendingPathComponent("term.mkv")
@@ -83,7 +84,7 @@ struct RecordSignalTests {
             let p = try PwrecordProcess(["record", "-o", out.path, "--cursor", "hidden"], environment: home.env)
             let began = await home.waitForRecording(to: out)
             try? await Task.sleep(for: .seconds(2))
-            p.send(SIGTERM)
+            p.send(signal)
             return (await p.wait(timeout: 30), began)
         }
         try #require(began, "the recording never began: \(r.stderr)")

@@ -13,6 +13,12 @@ enum LastCommand {
         switch action {
         case "save":
             let dest = config.outputURL(for: parsed.positionals[0])
+            // A copy of a file still being written has no index and ends mid-cluster: not a saved recording.
+            if State(recording, store: store, appID: appID) == .recording {
+                console.error("cannot save \(recording.file.path) yet: it is being recorded",
+                              hint: "stop that recording first (Ctrl-C in its terminal), then save it")
+                return .failure
+            }
             // Saving copies the file as it is: a name promising another container would mislead every player.
             let kept = recording.file.pathExtension.lowercased(), asked = dest.pathExtension.lowercased()
             if !asked.isEmpty, asked != kept {
@@ -51,7 +57,7 @@ enum LastCommand {
             console.out("opening \(recording.file.path) with xdg-open")
         default:
             let state = State(recording, store: store, appID: appID)
-            console.out(parsed.flag("json") ? json(recording, state) : text(recording, state))
+            console.out(parsed.flag("json") ? json(recording, state) : text(recording, state, appID: appID))
         }
         return .success
     }
@@ -67,7 +73,7 @@ enum LastCommand {
         }
     }
 
-    static func text(_ r: Recording, _ state: State = .finished) -> String {
+    static func text(_ r: Recording, _ state: State = .finished, appID: String = "pwrecord") -> String {
         var lines = ["file: \(r.file.path)",
                      "created: \(ISO8601DateFormatter().string(from: r.info.created))",
                      String(format: "duration: %.2f s", r.info.duration),
@@ -85,7 +91,9 @@ enum LastCommand {
                          + "it (killed?); it plays up to about where it stopped, and the figures above are from its "
                          + "last update")
         }
-        lines.append("save it with 'pwrecord last save FILE', discard it with 'pwrecord last discard'")
+        // The commands as they must be typed to reach this app's recording, not pwrecord's own.
+        let app = appID == "pwrecord" ? "" : " --app-id \(appID)"
+        lines.append("save it with 'pwrecord last save\(app) FILE', discard it with 'pwrecord last discard\(app)'")
         return lines.joined(separator: "\n")
     }
 

@@ -2,14 +2,16 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// SIGINT and SIGTERM stop a recording (finalizing the file); SIGUSR1 pauses and SIGUSR2 resumes.
-/// The default actions are replaced while this is alive, so Ctrl-C never kills a recording half-written.
+/// SIGINT, SIGTERM and SIGHUP (the terminal closed, an SSH session dropped) stop a recording (finalizing the
+/// file); SIGUSR1 pauses and SIGUSR2 resumes. The default actions are replaced while this is alive, so Ctrl-C
+/// or a closed terminal never kills a recording half-written.
 final class StopSignals: @unchecked Sendable {
     enum Signal: Sendable { case stop, pause, resume }
 
     /// Every signal handled, by name (as the man page's SIGNALS section lists them) and what it does.
     static let handled: [(name: String, number: Int32, meaning: Signal)] = [
-        ("SIGINT", SIGINT, .stop), ("SIGTERM", SIGTERM, .stop), ("SIGUSR1", SIGUSR1, .pause), ("SIGUSR2", SIGUSR2, .resume),
+        ("SIGINT", SIGINT, .stop), ("SIGTERM", SIGTERM, .stop), ("SIGHUP", SIGHUP, .stop),
+        ("SIGUSR1", SIGUSR1, .pause), ("SIGUSR2", SIGUSR2, .resume),
     ]
 
     let signals: AsyncStream<Signal>
@@ -48,7 +50,7 @@ final class StopSignals: @unchecked Sendable {
         }
     }
 
-    /// Whether SIGINT or SIGTERM has come.
+    /// Whether a stop signal (SIGINT, SIGTERM, SIGHUP) has come.
     var stopRequested: Bool { stopState.withLock { $0.requested } }
 
     /// Runs `action` (on the signal queue) when a stop signal comes, at once if one came already; nil clears it.
