@@ -19,7 +19,7 @@ _pwrecord_command() {
         positionals=() ;;
     "pwrecord last")
         subcommands="info save discard open"
-        options="--app-id --help -h"
+        options="--json --app-id --help -h"
         valued="--app-id"
         positionals=() ;;
     "pwrecord last info")

@@ -84,6 +84,8 @@ struct LastCommandTests {
 
         let bare = try await Pwrecord.run(["last"], environment: home.env)
         #expect(bare.status == 0 && bare.stdout == text.stdout, "\(bare.stdout)")
+        let bareJSON = try await Pwrecord.run(["last", "--json"], environment: home.env)
+        #expect(bareJSON.status == 0 && bareJSON.stdout == json.stdout, "\(bareJSON.stdout)\(bareJSON.stderr)")
     }
 
     @Test("last save while that recording is still being recorded is refused (exit 1, nothing written); after the stop it saves")

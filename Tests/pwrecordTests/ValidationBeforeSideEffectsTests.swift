@@ -62,6 +62,26 @@ struct ValidationBeforeSideEffectsTests {
         Self.expectUsageError(o, naming: name, help: "pwrecord record --help")
     }
 
+    @Test("-o - (standard output) exits 2 naming --output and the sinks that stream there; no file named '-' is made")
+    func outputDashRefused() async throws {
+        let o = try await Self.run(["record", "-o", "-", "--duration", "1"])
+        Self.expectUsageError(o, naming: "--output", help: "pwrecord record --help")
+        #expect(o.result.stderr.contains("--sink encoder:output=-"), "\(o.result.stderr)")
+    }
+
+    @Test("a bad option is a usage error even when the policy would refuse the sinks asked: options come before plugins and policy")
+    func optionsBeforePolicy() async throws {
+        let home = try TestHome()
+        defer { home.remove() }
+        try home.writeUserPolicy("[defaults]\nsinks = encoder\n")
+        let r = try await TestPortalControl.exclusively { _ in
+            try await PwrecordProcess.run(["record", "-o", "out.mkv", "--sink", "nosuch", "--fps", "0"],
+                                          environment: home.env, in: home.work, timeout: 30)
+        }
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stderr.contains("'--fps'"), "\(r.stderr)")
+    }
+
     @Test("an -o with an unknown extension exits 2 naming --output, before anything is written or asked")
     func badOutputExtension() async throws {
         let o = try await Self.run(["record", "-o", "out.avi", "--duration", "1"])

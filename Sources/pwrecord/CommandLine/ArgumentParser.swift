@@ -57,7 +57,9 @@ struct ArgumentParser {
                 for (i, letter) in letters.enumerated() {
                     if letter == "h" { parsed.helpRequested = true; continue }
                     guard let spec = command.option(short: letter) else { throw fail(.unknownOption("-\(letter)")) }
-                    if spec.takesValue && i != letters.count - 1 { throw fail(.missingValue(option: "-\(letter)")) }
+                    if spec.takesValue && i != letters.count - 1 {
+                        throw fail(.attachedValue(option: "-\(letter)", long: "--\(spec.long)", value: String(letters[(i + 1)...])))
+                    }
                     try take(spec, display: "-\(letter)", inline: nil)
                 }
             }
@@ -70,6 +72,9 @@ struct ArgumentParser {
                     value = inline
                 } else {
                     guard index < arguments.count, !isOptionLike(arguments[index]) else {
+                        if index < arguments.count, !names(arguments[index], anOptionOf: command) {
+                            throw fail(.valueLooksLikeOption(option: display, long: "--\(spec.long)", value: arguments[index]))
+                        }
                         throw fail(.missingValue(option: display))
                     }
                     value = arguments[index]
@@ -100,6 +105,16 @@ struct ArgumentParser {
     }
 
     /// A following word is taken as a value unless it looks like an option (negative numbers are values).
+    /// Whether `s` is an option `command` has (`--name`, `--name=value`, `-x` or a run of its short flags).
+    private func names(_ s: String, anOptionOf command: CommandSpec) -> Bool {
+        if ["--", "-h", "--help", "--version"].contains(s) { return true }
+        if s.hasPrefix("--") {
+            let name = s.dropFirst(2).split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            return command.option(long: String(name)) != nil
+        }
+        return s.dropFirst().allSatisfy { $0 == "h" || command.option(short: $0) != nil }
+    }
+
     private func isOptionLike(_ s: String) -> Bool {
         guard s.hasPrefix("-"), s.count > 1 else { return false }
         return !(s.dropFirst().first?.isNumber ?? false)

@@ -4,6 +4,10 @@ struct CommandLineError: Error, Equatable, CustomStringConvertible {
     enum Reason: Equatable {
         case unknownOption(String)
         case missingValue(option: String)
+        /// `-ofile`: a short option's value written onto it, which is not accepted.
+        case attachedValue(option: String, long: String, value: String)
+        /// `-o -file`: the value would start with a dash, so it reads as an option.
+        case valueLooksLikeOption(option: String, long: String, value: String)
         case unexpectedValue(option: String)
         case invalidValue(option: String, value: String, reason: String)
         case repeated(option: String)
@@ -23,6 +27,10 @@ struct CommandLineError: Error, Equatable, CustomStringConvertible {
         switch reason {
         case .unknownOption(let o): "unknown option '\(o)'"
         case .missingValue(let o): "option '\(o)' needs a value"
+        case .attachedValue(let o, let long, let v):
+            "option '\(o)' takes its value as the next argument: write '\(o) \(v)' or '\(long)=\(v)'"
+        case .valueLooksLikeOption(let o, let long, let v):
+            "option '\(o)' needs a value, and '\(v)' reads as an option; to give it as the value write '\(long)=\(v)'"
         case .unexpectedValue(let o): "option '\(o)' takes no value"
         case .invalidValue(let o, let v, let why): "invalid value '\(v)' for '\(o)': \(why)"
         case .repeated(let o): "option '\(o)' given more than once"

@@ -48,7 +48,8 @@ enum PwrecordCommands {
     static let last = CommandSpec(
         name: "last",
         abstract: "Show, save, discard or open the kept recording.",
-        options: [lastAppID],
+        // Alone, `last` is `last info`, --json included.
+        options: [.flag("json", help: "Print JSON (as 'last info --json')."), lastAppID],
         subcommands: [
             CommandSpec(name: "info", abstract: "Show the kept recording's duration, size and streams.",
                         options: [.flag("json", help: "Print JSON."), lastAppID]),

@@ -21,6 +21,11 @@ enum RecordCommand {
             throw CommandLineError(reason: .invalidValue(option: "--output", value: "", reason: "give a file name, e.g. talk.mkv"),
                                    commandPath: parsed.path)
         }
+        if parsed.value("output") == "-" {
+            throw CommandLineError(reason: .invalidValue(option: "--output", value: "-", reason:
+                "record writes a file it finalizes and then names; to stream to standard output give a sink that "
+                + "writes there, e.g. --sink encoder:output=- (Matroska) or --sink raw:output=- (Y4M)"), commandPath: parsed.path)
+        }
         let output = parsed.value("output").map { config.outputURL(for: $0) }
         if let d = try parsed.value("duration", ValueParsers.duration) { options.maxDuration = d }
         options.microphone = parsed.flag("mic")
@@ -105,6 +110,9 @@ enum RecordCommand {
             let standardOutput: Set<String> = ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
             return OutputPlace.pathKeys(of: spec, in: sinks).contains { spec[$0].map(standardOutput.contains) ?? false }
         }
+        // Every option but the sinks' ids and options is checked before plugins load (their code runs) or the
+        // policy is read: a bad value is a usage error whatever the plugins and policy say.
+        _ = try plan(parsed, config: config)
         if let refused = loadPlugins(into: &sinks, for: parsed, console: console) { return refused }
         let plan = try plan(parsed, config: config, sinks: sinks)
         EncoderSink.setLibraryLogLevel(.error)
