@@ -198,8 +198,10 @@ struct ScrollAligner {
         }
         // The blank-overlap rule: the smallest movement whose shared rows all match. Blank rows at the inner
         // edges of the bands, of a colour also blank between them, may be scrolling content that only looked
-        // fixed, so the search extends over them.
+        // fixed, so the search extends over them, and a movement found so says the bands are the narrower
+        // ones: the stitcher copies those rows as content (left out, they were never written).
         let (flo, fhi) = Self.widened(lo: lo, hi: hi, n: n, a, aBlank, b, bBlank)
+        let (contentTop, contentBottom) = (flo, n - fhi)
         let searchSpan = fhi - flo
         let preferDown = lastMovement >= 0
         if searchSpan - needed >= 1 {
@@ -213,9 +215,9 @@ struct ScrollAligner {
                     if lastMovement != 0 && Self.hasContent(bBlank, overlap) {
                         let nearest = Self.nearestFit(to: lastMovement, a, b, bBlank, lo: flo, hi: fhi, needed: needed)
                         return Alignment(outcome: .moved(offset: nearest.offset ?? offset, ambiguous: true),
-                                         fixedTop: top, fixedBottom: bottom)
+                                         fixedTop: contentTop, fixedBottom: contentBottom)
                     }
-                    return Alignment(outcome: .moved(offset: offset, ambiguous: true), fixedTop: top, fixedBottom: bottom)
+                    return Alignment(outcome: .moved(offset: offset, ambiguous: true), fixedTop: contentTop, fixedBottom: contentBottom)
                 }
             }
         }
