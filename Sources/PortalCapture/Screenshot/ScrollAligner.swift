@@ -221,6 +221,9 @@ struct ScrollAligner {
                 }
             }
         }
+        // A change confined to fewer rows than a movement must share (a caret blinking, a spinner) cannot be
+        // a movement: the content changed in place. Reported unaligned, it kept a still page looking busy.
+        if span < needed { return Alignment(outcome: .unchanged, fixedTop: top, fixedBottom: bottom) }
         return Alignment(outcome: .unaligned, fixedTop: top, fixedBottom: bottom)
     }
 

@@ -32,4 +32,25 @@ struct StitchHeaderBlinkTests {
             y < page.headerHeight ? rgba[(y * rowBytes)..<((y + 1) * rowBytes)] : page.pageRow(y)
         } == nil)
     }
+
+    @Test("a caret blinking on a page that does not move: every frame is unchanged, none unaligned (the idle stop waits on unaligned frames)")
+    func blinkingCaretOnAStillPage() throws {
+        let page = try ScrollingPage.generated(width: 320, bodyHeight: 2000, viewportHeight: 240)
+        let stitcher = ScrollStitcher()
+        var steps: [StitchStep] = []
+        for i in 0..<8 {
+            let frame = page.frame(offset: 300, sequence: UInt64(i))
+            if i % 2 == 1 {   // a 2x14-pixel caret in the body, on in every other frame
+                for y in 100..<114 {
+                    for x in 150..<152 {
+                        frame.storage.bytes.storeBytes(of: UInt32(0xFF00_0000), toByteOffset: (y * 320 + x) * 4, as: UInt32.self)
+                    }
+                }
+            }
+            steps.append(try stitcher.consume(frame))
+        }
+        #expect(steps == [.started] + Array(repeating: .unchanged, count: 7), "\(steps)")
+        // A real movement is still placed after them.
+        #expect(try stitcher.consume(page.frame(offset: 340, sequence: 8)) == .scrolled(rows: 40, ambiguous: false))
+    }
 }
