@@ -20,6 +20,28 @@ struct ScreenshotCommandTests {
         #expect(mode == 0o600)
     }
 
+    @Test("a screenshot that cannot be written (a full disk) exits 1 and says where the portal's file still is; it is not removed")
+    func failedWriteKeepsThePortalsFile() async throws {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let full = dir.appendingPathComponent("full")
+        try FileManager.default.createDirectory(at: full, withIntermediateDirectories: true)
+        // A tmpfs of one page: the PNG does not fit (needs root, as CI has; skipped without).
+        guard let mounted = try? MediaTool.runAny("/bin/mount", ["-t", "tmpfs", "-o", "size=4k,mode=0700", "pwrecord-test", full.path]),
+              mounted.status == 0 else { return }
+        defer { _ = try? MediaTool.runAny("/bin/umount", [full.path]) }
+        try? Data(count: 4096).write(to: full.appendingPathComponent("filler"))   // its one page, taken
+        let out = full.appendingPathComponent("x.png")
+        let r = try await TestPortalControl.exclusively { _ in try await Pwrecord.run(["screenshot", "-o", out.path]) }
+        #expect(r.status == 1, "\(r.stderr)")
+        let marker = "the portal's screenshot is still at "
+        let kept = try #require(r.stderr.range(of: marker).map { String(r.stderr[$0.upperBound...].prefix { $0 != "\n" }) },
+                                "\(r.stderr)")
+        let decoded = try MediaTool.decodeVideo(kept, width: 320, height: 240)
+        #expect(TestPattern.checkColourAreas(try #require(decoded.frames.first)) == nil, "the kept file is the screenshot")
+        try? FileManager.default.removeItem(atPath: kept)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
     @Test("an existing file is not overwritten without --force (exit 1, the file untouched); with --force it is replaced")
     func existingFileNeedsForce() async throws {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -36,6 +36,9 @@ public final class ScreenshotPortal: PortalInterfaceClient {
     /// `uri` result, read (and removed when temporary, see the type's documentation). Waits up to the consent
     /// timeout. Response 1 is ``PortalError/cancelled``; 2 ``PortalError/ended`` (1.16 also answers 2 when the user
     /// denied screenshots in the Access dialog, now or earlier).
+    /// The eight bytes every PNG file starts with.
+    static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
     public func take(_ options: PortalScreenshotOptions = PortalScreenshotOptions(), parentWindow: String = "")
         async throws(PortalError) -> PortalScreenshot {
         let method = "Screenshot"
@@ -57,6 +60,12 @@ public final class ScreenshotPortal: PortalInterfaceClient {
             data = try Data(contentsOf: url)
         } catch {
             throw .fileUnreadable(path: path, reason: (error as NSError).localizedDescription)
+        }
+        // Every backend writes a PNG; anything else (an empty file, another format) is not handed on as one,
+        // and its file is kept for a look.
+        guard data.starts(with: Self.pngSignature) else {
+            throw .fileUnreadable(path: path, reason: data.isEmpty ? "the file is empty, not a PNG image"
+                                  : "it is not a PNG image (\(data.count) bytes without PNG's signature)")
         }
         var removed = false
         if options.removeTemporaryFile, options.isTemporary(path) {

@@ -68,23 +68,34 @@ enum ScreenshotCommand {
             return await long(output: output, window: parsed.flag("window"), idleStop: idleStop, maxHeight: maxHeight,
                               replacing: parsed.flag("force"), console: console)
         }
+        // The portal's own file is removed only once the output is written: a write that fails leaves it.
+        let options = PortalScreenshotOptions(interactive: parsed.flag("interactive") || parsed.flag("window"))
+        var portalFile: String?
         do {
             let portal = try ScreenshotPortal()
-            let shot = try await portal.take(PortalScreenshotOptions(interactive: parsed.flag("interactive") || parsed.flag("window")))
+            let shot = try await portal.take(options.removeTemporaryFile(false))
+            portalFile = shot.url.path
             if ext == "pdf" {
                 // The portal hands over a PNG: decoded, then written as a one-page PDF.
-                try PDFWriter().write(try PNGReader().decode(Array(shot.data)), to: output.path, replacing: parsed.flag("force"))
+                let image: StitchedImage
+                do { image = try PNGReader().decode(Array(shot.data)) } catch {
+                    console.error("cannot read the portal's screenshot \(shot.url.path): \(error.description)")
+                    return .failure
+                }
+                try PDFWriter().write(image, to: output.path, replacing: parsed.flag("force"))
             } else {
                 try ScreenshotFile.write(Array(shot.data), to: output.path, replacing: parsed.flag("force"))
             }
+            if options.isTemporary(shot.url.path) { unlink(shot.url.path) }
             console.out("saved \(output.path)")
             return .success
         } catch let error as PortalError {
             console.error(screenshotWording(error))
             return ExitCode(RecordingError(error))
         } catch let error as ScreenshotError {
-            if case .fileWriteFailed = error { console.error(error.description) }   // it names the file itself
-            else { console.error("cannot save \(output.path): \(error.description)") }
+            let kept = portalFile.map { "; the portal's screenshot is still at \($0)" } ?? ""
+            if case .fileWriteFailed = error { console.error(error.description + kept) }   // it names the file itself
+            else { console.error("cannot save \(output.path): \(error.description)\(kept)") }
             return .failure
         } catch {
             console.error("\(error)")

@@ -419,7 +419,7 @@ struct FakePortalTests {
     func writeFile(in directory: URL) throws -> URL {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("shot \(UUID().uuidString).png")
-        try Data([0x89, 0x50, 0x4E, 0x47, 1, 2, 3]).write(to: file)
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]).write(to: file)
         return file
     }
 
@@ -434,7 +434,7 @@ struct FakePortalTests {
         let temporary = try writeFile(in: directory)
         fake.screenshotURI = temporary.absoluteString
         let shot = try await screenshots.take(PortalScreenshotOptions(temporaryDirectories: [directory.path]))
-        #expect(shot.data == Data([0x89, 0x50, 0x4E, 0x47, 1, 2, 3]))
+        #expect(shot.data == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]))
         #expect(shot.removedFile)
         #expect(!FileManager.default.fileExists(atPath: temporary.path))
 
@@ -445,6 +445,28 @@ struct FakePortalTests {
         #expect(FileManager.default.fileExists(atPath: kept.path))
         #expect(fake.calls("Screenshot").last?.options["interactive"] == .bool(true))
         #expect(fake.calls("Screenshot").first?.options["interactive"] == nil)
+    }
+
+    @Test("a screenshot file that is not a PNG (empty, or another format) is refused naming it, and kept",
+          arguments: [Data(), Data("GIF89a....".utf8)])
+    func notAPNG(contents: Data) async throws {
+        let fake = try await FakePortal.start()
+        defer { fake.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fake-shots-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("shot.png")
+        try contents.write(to: file)
+        fake.screenshotURI = file.absoluteString
+        let failure = await portalError {
+            _ = try await fake.screenshotPortal().take(PortalScreenshotOptions(temporaryDirectories: [directory.path]))
+        }
+        guard case .fileUnreadable(let path, let reason)? = failure else {
+            Issue.record("unexpected \(String(describing: failure))")
+            return
+        }
+        #expect(path == file.path && reason.contains("PNG"), "\(reason)")
+        #expect(FileManager.default.fileExists(atPath: file.path), "the portal's file is kept")
     }
 
     @Test("a screenshot answer without a readable file names what is wrong", arguments: [
