@@ -47,7 +47,8 @@ struct AtomicFile: ~Copyable {
     }
 
     /// Flushes and puts the file at `path`: replacing what is there (`rename`), or, without `replacing`, only
-    /// if nothing is (`link`, `EEXIST` otherwise: a file that appeared meanwhile is left alone).
+    /// if nothing is (`link`, `EEXIST` otherwise: a file that appeared meanwhile is left alone; where the file
+    /// system has no hard links, a `rename` once the name is seen free).
     consuming func commit(replacing: Bool = true) throws(ScreenshotError) {
         guard fsync(descriptor) == 0 else { throw .fileWriteFailed(path: path, operation: "fsync", errno: errno) }
         let closed = close(descriptor)
@@ -55,9 +56,17 @@ struct AtomicFile: ~Copyable {
         guard closed == 0 else { throw .fileWriteFailed(path: path, operation: "close", errno: errno) }
         if replacing {
             guard rename(temporaryPath, path) == 0 else { throw .fileWriteFailed(path: path, operation: "rename", errno: errno) }
-        } else {
-            guard link(temporaryPath, path) == 0 else { throw .fileWriteFailed(path: path, operation: "link", errno: errno) }
+        } else if link(temporaryPath, path) == 0 {
             unlink(temporaryPath)
+        } else {
+            let code = errno
+            // exFAT, vfat and many FUSE file systems have no hard links: renamed while the name is free.
+            guard PrivateFile.hasNoHardLinks(code) else { throw .fileWriteFailed(path: path, operation: "link", errno: code) }
+            var taken = stat()
+            if lstat(path, &taken) == 0 { throw .fileWriteFailed(path: path, operation: "link", errno: EEXIST) }
+            guard PrivateFile.renameIfFree(temporaryPath, to: path) else {
+                throw .fileWriteFailed(path: path, operation: "rename", errno: errno)
+            }
         }
         committed = true
     }

@@ -77,4 +77,21 @@ struct PlacingWithoutHardLinksTests {
         let left = try leftovers(volume)
         #expect(left.isEmpty, "\(left)")
     }
+
+    @Test("a screenshot onto exFAT is written without --force, refuses an existing file, and replaces it when asked")
+    func screenshotOntoExFat() throws {
+        let volume = try ExFatVolume()
+        defer { volume.remove() }
+        let dest = volume.mountPoint.appendingPathComponent("shot.png").path
+        try ScreenshotFile.write(Array("picture".utf8), to: dest, replacing: false)
+        #expect(try String(contentsOfFile: dest, encoding: .utf8) == "picture")
+        #expect(throws: ScreenshotError.fileWriteFailed(path: dest, operation: "link", errno: EEXIST)) {
+            try ScreenshotFile.write(Array("other".utf8), to: dest, replacing: false)
+        }
+        #expect(try String(contentsOfFile: dest, encoding: .utf8) == "picture")
+        try ScreenshotFile.write(Array("newer".utf8), to: dest, replacing: true)
+        #expect(try String(contentsOfFile: dest, encoding: .utf8) == "newer")
+        let left = try leftovers(volume)
+        #expect(left.isEmpty, "\(left)")
+    }
 }
