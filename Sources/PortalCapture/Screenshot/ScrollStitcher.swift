@@ -39,12 +39,23 @@ public final class ScrollStitcher {
         self.options = options
     }
 
-    /// Adds one frame. Throws when the stitched area is not inside the frame or changed size.
+    /// Adds one frame. Throws when the stitched area is not inside the first frame, and `frameSizeChanged`
+    /// when a later frame's area has another size or no longer fits (the image so far stays for `finish`).
     @discardableResult
     public func consume(_ frame: VideoFrame) throws(ScreenshotError) -> StitchStep {
         statistics.framesConsumed += 1
         if stopped { return .reachedMaximumHeight }
-        let found = try StitchRegion.resolve(options.region, in: frame, minimumHeight: Self.minimumAreaHeight)
+        let found: PixelRect
+        do {
+            found = try StitchRegion.resolve(options.region, in: frame, minimumHeight: Self.minimumAreaHeight)
+        } catch {
+            // A later frame the area no longer fits (the window shrank under the region, or its crop under the
+            // minimum height) is the source changing size: what was stitched stays (`frameSizeChanged`).
+            guard let area else { throw error }
+            let size = options.region == nil ? frame.crop.map { ($0.width, $0.height) } : nil
+            throw .frameSizeChanged(fromWidth: area.width, fromHeight: area.height,
+                                    toWidth: size?.0 ?? frame.format.width, toHeight: size?.1 ?? frame.format.height)
+        }
         guard let area else {
             // Even the first frame is taller than allowed: nothing could ever be stitched.
             guard found.height <= options.maximumHeight else {

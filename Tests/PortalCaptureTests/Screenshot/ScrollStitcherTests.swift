@@ -285,6 +285,19 @@ struct ScrollStitcherRuleTests {
         }
     }
 
+    @Test("a later frame the region no longer fits (the window shrank) is a size change, and what was stitched stays")
+    func regionNoLongerFits() throws {
+        let page = try standardPage()
+        let smaller = try ScrollingPage.generated(width: 160, bodyHeight: 800, viewportHeight: 60)
+        let stitcher = ScrollStitcher(options: StitchOptions().region(PixelRect(x: 0, y: 0, width: 160, height: 100)))
+        try stitcher.consume(page.frame(offset: 0))
+        try stitcher.consume(page.frame(offset: 40))
+        #expect(throws: ScreenshotError.frameSizeChanged(fromWidth: 160, fromHeight: 100, toWidth: 160, toHeight: 60)) {
+            try stitcher.consume(smaller.frame(offset: 0))
+        }
+        #expect(try stitcher.finish().height == 140)
+    }
+
     @Test("finishing before any frame gives noFrames")
     func finishWithoutFrames() {
         #expect(throws: ScreenshotError.noFrames) { try ScrollStitcher().finish() }
