@@ -106,6 +106,22 @@ public struct PDFWriter: Sendable {
         return pages
     }
 
+    /// `image` as an opaque page shows it: pixels that are not opaque are blended onto white (straight alpha),
+    /// as the PNG would look on a white page. Without this the alpha byte was dropped, and a window's
+    /// transparent corners and shadow (all 0 but alpha) came out black. Opaque images are used as they are.
+    static func onWhite(_ image: StitchedImage) throws(ScreenshotError) -> StitchedImage {
+        guard !image.isOpaque else { return image }
+        var rgba = image.rgba()
+        rgba.withUnsafeMutableBufferPointer { p in
+            for i in stride(from: 0, to: p.count, by: 4) where p[i + 3] != 255 {
+                let alpha = Int(p[i + 3])
+                for c in i..<(i + 3) { p[c] = UInt8((Int(p[c]) * alpha + 255 * (255 - alpha) + 127) / 255) }
+                p[i + 3] = 255
+            }
+        }
+        return try StitchedImage(width: image.width, height: image.height, rgba: rgba)
+    }
+
     /// The PDF file's bytes. `png`, when it is the RGB encoding of `image` (as `PNGWriter` made it for an
     /// opaque image), lends its compressed rows; otherwise the image is encoded here (`PNGWriter`'s default
     /// settings, RGB).
@@ -114,6 +130,7 @@ public struct PDFWriter: Sendable {
     }
 
     func assemble(_ image: StitchedImage, reusing png: EncodedPNG?) throws(ScreenshotError) -> PDFBuffer {
+        let image = try Self.onWhite(image)
         let pages = try pages(width: image.width, height: image.height)
         let source: EncodedPNG
         if let png = png.flatMap({ Self.reusable($0, for: image) }) {
@@ -136,6 +153,7 @@ public struct PDFWriter: Sendable {
     public func write(_ image: StitchedImage, to path: String, reusing png: EncodedPNG? = nil,
                       replacing: Bool = true) throws(ScreenshotError) {
         let pages = try pages(width: image.width, height: image.height)  // bad options fail before any file
+        let image = try Self.onWhite(image)
         var file = try AtomicFile(path: path)
         if let png = png.flatMap({ Self.reusable($0, for: image) }) {
             try assemble(image, reusing: png).write(to: &file)

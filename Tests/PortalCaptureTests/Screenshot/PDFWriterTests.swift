@@ -73,6 +73,23 @@ struct PDFWriterTests {
         #expect(splashDifference < 12, "Splash differs by \(splashDifference) per channel on average")
     }
 
+    @Test("transparent pixels are blended onto white, as the page is opaque (they came out in their hidden colour: black)")
+    func alphaOntoWhite() throws {
+        // A window's corner, 8 rows of: transparent black, quarter-opaque black, opaque red, half-opaque blue.
+        let row: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 64, 255, 0, 0, 255, 0, 0, 255, 128]
+        let image = try StitchedImage(width: 4, height: 8, rgba: Array([[UInt8]](repeating: row, count: 8).joined()))
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try PDFWriter().write(image, to: dir + "/alpha.pdf")
+        let rendered = try render(dir + "/alpha.pdf", page: 1, dpi: 96, size: (4, 8), in: dir)
+        let want: [UInt8] = [255, 255, 255, 255, 191, 191, 191, 255, 255, 0, 0, 255, 127, 127, 255, 255]
+        let middle = Array(rendered.rgba[(4 * 4 * 4)..<(5 * 4 * 4)])
+        #expect(zip(middle, want).allSatisfy { abs(Int($0) - Int($1)) <= 2 }, "\(middle)")
+        // The same bytes as a PDF of the blended image: the page holds exactly those pixels.
+        let flat = Array([[UInt8]](repeating: want, count: 8).joined())
+        #expect(try PDFWriter().data(for: image) == (try PDFWriter().data(for: try StitchedImage(width: 4, height: 8, rgba: flat))))
+    }
+
     @Test("page-width pages each show their slice of the image, embedded once")
     func pagesShowSlices() throws {
         let (image, page) = try page()
