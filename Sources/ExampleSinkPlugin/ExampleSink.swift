@@ -91,10 +91,20 @@ private final class FrameStatsSink {
             return FrameStatsSink.fail(error, PWREC_ERR_INVALID_OPTION, option: "output", "no output file; give output=FILE")
         }
         path = p
-        fd = Glibc.open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // A recording's statistics are private: never through a symlink someone planted at the name (O_NOFOLLOW),
+        // and an existing file of ours is made 0600 before it is emptied.
+        fd = Glibc.open(p, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
+            let reason = errno == ELOOP ? "it is a symbolic link; give the file itself" : String(cString: strerror(errno))
             return FrameStatsSink.fail(error, errno == ENOSPC ? PWREC_ERR_NO_SPACE : PWREC_ERR_PERMISSION, option: "",
-                        "cannot create \(p): \(String(cString: strerror(errno)))")
+                        "cannot create \(p): \(reason)")
+        }
+        var st = stat()
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, fchmod(fd, 0o600) != 0 || ftruncate(fd, 0) != 0 {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            fd = -1
+            return FrameStatsSink.fail(error, PWREC_ERR_PERMISSION, option: "", "cannot make \(p) private and empty: \(reason)")
         }
         return emit("# pwrecord framestats 1: frame sequence timestamp_ns width height format fnv1a64 mean_r mean_g mean_b\n", error)
     }

@@ -86,6 +86,38 @@ struct PluginLoaderTests {
         #expect(held() == afterFirst, "three more scans left \(held() - afterFirst) more descriptors on the plugin")
     }
 
+    @Test("the example plugin does not write through a symlink planted at its output, and makes an existing file private")
+    func examplePluginOutputIsPrivate() throws {
+        let tmp = TemporaryDirectory("plugin")
+        let dir = pluginDirectory(tmp)
+        try FileManager.default.copyItem(atPath: Self.examplePlugin, toPath: dir + "/libExampleSinkPlugin.so")
+        chmod(dir + "/libExampleSinkPlugin.so", 0o755)
+        var registry = SinkRegistry.standard()
+        #expect(registry.registerPlugins(from: PluginLoader(directories: [dir])).isEmpty)
+        let video = VideoFormat(pixelFormat: .rgbx, width: 16, height: 8, frameRate: FrameRate(30, 1))
+        let samples = Synthetic.samples(video: video, audio: nil, seconds: 0.1, start: Synthetic.start)
+
+        let victim = tmp.file("victim.txt"), link = tmp.file("stats.txt")
+        try "keep me\n".write(toFile: victim, atomically: false, encoding: .utf8)
+        #expect(symlink(victim, link) == 0)
+        #expect(throws: SinkError.self) {
+            _ = try Synthetic.run(try registry.makeSink("framestats:output=\(link)"), video: video, audio: nil,
+                                  output: nil, start: Synthetic.start, samples: samples)
+        }
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me\n")
+
+        let existing = tmp.file("old.txt")
+        try "an older, longer text than the statistics' first line...................................\n"
+            .write(toFile: existing, atomically: false, encoding: .utf8)
+        chmod(existing, 0o644)
+        _ = try Synthetic.run(try registry.makeSink("framestats:output=\(existing)"), video: video, audio: nil,
+                              output: nil, start: Synthetic.start, samples: samples)
+        var st = stat()
+        #expect(stat(existing, &st) == 0 && st.st_mode & 0o777 == 0o600)
+        #expect(try String(contentsOfFile: existing, encoding: .utf8).hasPrefix("# pwrecord framestats 1:"))
+        #expect(try !String(contentsOfFile: existing, encoding: .utf8).contains("older"))
+    }
+
     @Test("the example plugin's own option errors come back naming the option")
     func examplePluginOptionError() throws {
         let tmp = TemporaryDirectory("plugin")
