@@ -51,8 +51,15 @@ public final class ScreenshotPortal: PortalInterfaceClient {
         } catch {
             throw PortalError.malformed(error, method: method, at: "results")
         }
-        guard let url = URL(string: uri), url.isFileURL, !url.path.isEmpty else {
+        guard let url = URL(string: uri), url.isFileURL else {
             throw .malformedReply(method: method, key: "results / key 'uri'", reason: "'\(uri)' is not a file URI")
+        }
+        if let host = url.host, !host.isEmpty, host != "localhost" {
+            throw .malformedReply(method: method, key: "results / key 'uri'", reason: "'\(uri)' names a file on another host")
+        }
+        guard !url.path.isEmpty else {
+            throw .malformedReply(method: method, key: "results / key 'uri'",
+                                  reason: "'\(uri)' names no path, or one whose escapes are not UTF-8 (which cannot be opened here)")
         }
         let path = url.path
         let data: Data

@@ -471,6 +471,7 @@ struct FakePortalTests {
 
     @Test("a screenshot answer without a readable file names what is wrong", arguments: [
         (nil as String?, "uri"), ("https://example.org/a.png", "uri"), ("file:///nonexistent/pwrecord/a.png", "unreadable"),
+        ("file://otherhost/tmp/a.png", "uri"), ("file:///tmp/caf%E9.png", "uri"),
     ])
     func badScreenshots(uri: String?, problem: String) async throws {
         let fake = try await FakePortal.start()
