@@ -332,6 +332,8 @@ extension VideoCaptureStream: StreamHandleOwner {
             let changed = newFormat != format
             format = newFormat
             modifier = newModifier
+            // The last frame is of the old format: a cursor-only buffer must not hand it on after the change.
+            if changed { lastFrame = nil }
             return changed
         }
         let fixed: DRMFormatModifier? = if case .fixed(let m) = newModifier { m } else { nil }
@@ -477,13 +479,15 @@ extension VideoCaptureStream {
                 frameCounts.skippedInvalid += 1
                 continue
             }
+            // First: a chunk without pixels carries only metadata, whatever its flags say. Mutter marks the
+            // buffers it sends for a cursor move alone as size 0 and corrupted (there are no pixels to trust).
+            if chunk.pointee.size == 0 {
+                sawMetadataOnly = true
+                continue
+            }
             if (chunk.pointee.flags & Int32(bitPattern: CPW_CHUNK_FLAG_CORRUPTED)) != 0
                 || (header.map { $0.pointee.flags & CPW_META_HEADER_FLAG_CORRUPTED } ?? 0) != 0 {
                 frameCounts.skippedCorrupted += 1
-                continue
-            }
-            if chunk.pointee.size == 0 {
-                sawMetadataOnly = true
                 continue
             }
             if newestPW != nil { stale += 1 }

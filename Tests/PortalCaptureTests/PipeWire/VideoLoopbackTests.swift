@@ -67,6 +67,27 @@ struct VideoLoopbackTests {
         #expect(formatEvents == [.formatChanged(small), .formatChanged(large)])
     }
 
+    @Test("after a resize, cursor-only buffers hand on no frame of the old size")
+    func cursorOnlyBuffersAfterAResize() async throws {
+        let small = VideoFormat(pixelFormat: .bgrx, width: 320, height: 240, frameRate: FrameRate(60))
+        var large = small
+        large.width = 640
+        large.height = 360
+        let loop = try await makeLoop(format: small, cursor: true, name: "test-loop-resize-cursor")
+        defer { loop.stop() }
+        #expect(await loop.collector.wait { $0.count >= 5 })
+        loop.producer.setPixelsFrozen(true)   // from now on only the cursor moves
+        try loop.producer.resize(width: 640, height: 360)
+        #expect(await loop.collector.waitForEvent(timeout: .seconds(10)) { $0 == .formatChanged(large) })
+        try await Task.sleep(for: .milliseconds(50))
+        let afterChange = loop.collector.summaries.count
+        try await Task.sleep(for: .milliseconds(300))
+        let stale = loop.collector.summaries[afterChange...].filter { $0.format != large }
+        #expect(stale.isEmpty, "\(stale.count) frames of the old size after the change")
+        loop.producer.setPixelsFrozen(false)
+        #expect(await loop.collector.wait { $0.filter { $0.format == large }.count >= 3 }, "stats \(loop.consumer.statistics)")
+    }
+
     @Test("cursor metadata arrives with the producer's position, hotspot and bitmap")
     func cursorMetadataArrives() async throws {
         let format = VideoFormat(pixelFormat: .bgra, width: 320, height: 240, frameRate: FrameRate(60))
@@ -198,15 +219,27 @@ struct VideoLoopbackTests {
 
     @Test("metadata-only buffers hand the last frame on with the moved cursor")
     func metadataOnlyBuffersMoveTheCursor() async throws {
+        try await cursorOnlyBuffersMoveTheCursor(flaggedCorrupted: false)
+    }
+
+    @Test("metadata-only buffers flagged corrupted, as mutter sends a cursor move, still move the cursor and are not counted corrupted")
+    func corruptedMetadataOnlyBuffersMoveTheCursor() async throws {
+        try await cursorOnlyBuffersMoveTheCursor(flaggedCorrupted: true)
+    }
+
+    private func cursorOnlyBuffersMoveTheCursor(flaggedCorrupted: Bool) async throws {
         let format = VideoFormat(pixelFormat: .rgba, width: 320, height: 240, frameRate: FrameRate(60))
         let loop = try await makeLoop(format: format, cursor: true, name: "test-loop-cursor-only")
         defer { loop.stop() }
         #expect(await loop.collector.wait { $0.count >= 3 })
         loop.producer.setPixelsFrozen(true)
+        if flaggedCorrupted { loop.producer.markNextFramesCorrupted(1_000_000) }
+        let corruptedBefore = loop.consumer.statistics.skippedCorrupted
         let frozenAt = loop.collector.summaries.count
         #expect(await loop.collector.wait { $0.count >= frozenAt + 15 })
         let stats = loop.consumer.statistics
         #expect(stats.cursorUpdates >= 10, "stats \(stats)")
+        #expect(stats.skippedCorrupted - corruptedBefore <= 1, "a buffer without pixels is not a corrupted frame: \(stats)")
         let frozen = loop.collector.summaries.suffix(10)
         #expect(Set(frozen.map(\.counter)).count == 1, "the pixels stay those of the last real frame")
         #expect(Set(frozen.compactMap { $0.cursor?.x }).count > 1, "while the cursor moves")
