@@ -70,6 +70,8 @@ public final class VideoCaptureStream: @unchecked Sendable {
     @exclusivity(unchecked) private var cursorBox: CursorBox?
     /// The raw cursor meta of the last buffer read (see `BufferMetadata.CursorSnapshot`).
     @exclusivity(unchecked) private var lastCursorSnapshot = BufferMetadata.CursorSnapshot()
+    /// The last visible cursor: a position-only meta after the cursor was hidden keeps its hotspot (and bitmap).
+    @exclusivity(unchecked) private var lastVisibleCursor: CursorState?
     @exclusivity(unchecked) private var lastFrame: VideoFrame?
     @exclusivity(unchecked) private var sequence: UInt64 = 0
     /// The frame path's counters, kept under the frame lock (one lock per cycle, not two); `statistics` adds
@@ -540,13 +542,14 @@ extension VideoCaptureStream {
     private func updateCursor(from spaBuffer: UnsafeMutablePointer<spa_buffer>,
                               _ snapshot: BufferMetadata.CursorSnapshot) -> Bool {
         lastCursorSnapshot = snapshot
-        switch BufferMetadata.cursor(in: spaBuffer, previous: cursorBox?.state) {
+        switch BufferMetadata.cursor(in: spaBuffer, previous: cursorBox?.state ?? lastVisibleCursor) {
         case .absent:
             return false
         case .hidden:
             defer { cursorBox = nil }
             return cursorBox != nil
         case .visible(let state):
+            lastVisibleCursor = state
             guard state != cursorBox?.state else { return false }
             cursorBox = CursorBox(state)
             return true

@@ -88,6 +88,25 @@ struct VideoLoopbackTests {
         #expect(await loop.collector.wait { $0.filter { $0.format == large }.count >= 3 }, "stats \(loop.consumer.statistics)")
     }
 
+    @Test("a cursor hidden for a while comes back with its hotspot and bitmap, though its meta then carries only the position")
+    func cursorBackAfterHidden() async throws {
+        let format = VideoFormat(pixelFormat: .bgrx, width: 320, height: 240, frameRate: FrameRate(60))
+        var producerOptions = VideoProducerOptions(format: format, nodeName: "test-loop-cursor-hidden")
+        producerOptions.cursorMetadata = true
+        // Hidden for frames 20..<40; the producer sends the bitmap again only when it changes, so the meta of
+        // frame 40 holds the position alone.
+        let loop = try await VideoLoop.start(coreName: "pwrecord-test", producer: producerOptions, cursor: { n, w, h in
+            (20..<40).contains(n) ? nil : TestCursor.provider(n, w, h)
+        }, consumer: VideoCaptureOptions())
+        defer { loop.stop() }
+        #expect(await loop.collector.wait { $0.contains { $0.counter >= 50 } })
+        let back = loop.collector.summaries.filter { $0.counter >= 41 }
+        #expect(!back.isEmpty)
+        #expect(back.allSatisfy { $0.cursor?.hotspotX == TestCursor.hotspotX && $0.cursor?.hotspotY == TestCursor.hotspotY },
+                "\(back.prefix(3).map { String(describing: $0.cursor) })")
+        #expect(back.allSatisfy { $0.cursor?.bitmap == TestCursor.bitmap })
+    }
+
     @Test("cursor metadata arrives with the producer's position, hotspot and bitmap")
     func cursorMetadataArrives() async throws {
         let format = VideoFormat(pixelFormat: .bgra, width: 320, height: 240, frameRate: FrameRate(60))
