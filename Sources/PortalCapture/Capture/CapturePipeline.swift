@@ -347,7 +347,9 @@ public final class CapturePipeline: Sendable {
     private func deliver(_ buffer: AudioBuffer, systemAudio: Bool) {
         var buffer = buffer
         var start: UInt64 = 0
+        var sinkFormat: AudioFormat?
         let accepted: Bool = state.withLock { s in
+            sinkFormat = s.sinkAudioFormat
             guard !s.ended, !s.finished, !s.paused else { return false }
             guard s.started else {
                 // The first frame may be stamped before this chunk and arrive after it: kept until it does
@@ -364,17 +366,37 @@ public final class CapturePipeline: Sendable {
             return true
         }
         guard accepted, let kept = buffer.dropping(before: start) else { return }
-        enqueue(kept, source: systemAudio ? 1 : 0)
+        enqueue(kept, source: systemAudio ? 1 : 0, sinkFormat: sinkFormat)
     }
 
     /// An audio chunk of `source` (0 the microphone, 1 system audio) to the queue, tagged for the mix when
     /// both are recorded.
-    private func enqueue(_ chunk: AudioBuffer, source: Int) {
+    private func enqueue(_ chunk: AudioBuffer, source: Int, sinkFormat: AudioFormat?) {
         if mixesAudio {
             queue.enqueue(chunk, mixInput: source)
         } else {
-            queue.enqueue(.audio(chunk))
+            queue.enqueue(.audio(Self.conformed(chunk, to: sinkFormat)))
         }
+    }
+
+    /// `chunk` in the sinks' audio format: the sinks may have opened before the stream's format was known
+    /// (the first frame came first: stereo F32 was assumed), and a sink refuses a format that changes mid-stream
+    /// (a mono microphone failed the encoder). Channels and sample format are converted; another rate is not.
+    static func conformed(_ chunk: AudioBuffer, to sinkFormat: AudioFormat?) -> AudioBuffer {
+        guard let target = sinkFormat, chunk.format != target, chunk.format.sampleRate == target.sampleRate,
+              target.channels > 0 else { return chunk }
+        let samples = AudioMixer.convert(chunk, channels: target.channels)
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(samples.count * target.bytesPerFrame / target.channels)
+        for value in samples {
+            switch target.sampleFormat {
+            case .f32: withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+            case .s16:
+                let clamped = Int16((max(-1, min(1, value)) * 32767).rounded())
+                withUnsafeBytes(of: clamped.littleEndian) { bytes.append(contentsOf: $0) }
+            }
+        }
+        return AudioBuffer(format: target, timestamp: chunk.timestamp, sequence: chunk.sequence, bytes: bytes)
     }
 
     /// The first frame starts the recording at `s.startTime`: every source's audio kept from before it is
@@ -395,7 +417,7 @@ public final class CapturePipeline: Sendable {
         kept.sort { $0.chunk.timestamp < $1.chunk.timestamp }   // a source's own chunks are in this order already
         s.audioChunks += kept.count
         s.microphoneChunks += kept.filter { $0.source == 0 }.count
-        for (chunk, source) in kept { enqueue(chunk, source: source) }
+        for (chunk, source) in kept { enqueue(chunk, source: source, sinkFormat: s.sinkAudioFormat) }
     }
 
     /// Opens the sinks with the first frame's processed format; false (nothing opened, the frame withheld) when
