@@ -169,7 +169,8 @@ struct TestDesktopTests {
             let ownMeasure = (try? String(contentsOfFile: second.stateDirectory + "/start-ms", encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
             print("test-desktop start took \(elapsed) (script's own measure: \(ownMeasure) ms)")
-            #expect(elapsed < .seconds(3))
+            // An idle start takes about 0.2 s; beside three suites on two loaded cores CI has seen over 5 s.
+            #expect(elapsed < .seconds(10))
             recorded = try await runsApartFromTheFirst(second, exports: exports)
         } catch {
             _ = await onThread { RunningDesktop.runScript(["stop", second.stateDirectory]) }
