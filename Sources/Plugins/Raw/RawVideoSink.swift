@@ -85,13 +85,7 @@ public final class RawVideoSink: CaptureSink, @unchecked Sendable {
 
     /// `path` from the root without `.` and empty components (`..` kept: it may cross a link).
     private static func lexicallyAbsolute(_ path: String) -> [Substring] {
-        var full = path
-        if !path.hasPrefix("/") {
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            if getcwd(&buffer, buffer.count) != nil {
-                full = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/" + path
-            }
-        }
+        let full = path.hasPrefix("/") ? path : OutputFile.currentDirectory() + "/" + path
         return full.split(separator: "/").filter { $0 != "." }
     }
 

@@ -70,7 +70,8 @@ extension OutputFile {
         }
     }
 
-    private static func currentDirectory() -> String {
+    /// The working directory, or "." when it cannot be read.
+    static func currentDirectory() -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return "." }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -386,15 +386,10 @@ public final class CapturePipeline: Sendable {
         guard let target = sinkFormat, chunk.format != target, chunk.format.sampleRate == target.sampleRate,
               target.channels > 0 else { return chunk }
         let samples = AudioMixer.convert(chunk, channels: target.channels)
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(samples.count * target.bytesPerFrame / target.channels)
-        for value in samples {
-            switch target.sampleFormat {
-            case .f32: withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
-            case .s16:
-                let clamped = Int16((max(-1, min(1, value)) * 32767).rounded())
-                withUnsafeBytes(of: clamped.littleEndian) { bytes.append(contentsOf: $0) }
-            }
+        // In memory order, as the mixer hands on its mix (this host, like the stream, is little-endian).
+        let bytes: [UInt8] = switch target.sampleFormat {
+        case .f32: samples.withUnsafeBytes { Array($0) }
+        case .s16: samples.map { Int16((max(-1, min(1, $0)) * 32767).rounded()) }.withUnsafeBytes { Array($0) }
         }
         return AudioBuffer(format: target, timestamp: chunk.timestamp, sequence: chunk.sequence, bytes: bytes)
     }

@@ -70,7 +70,8 @@ public final class VideoCaptureStream: @unchecked Sendable {
     @exclusivity(unchecked) private var cursorBox: CursorBox?
     /// The raw cursor meta of the last buffer read (see `BufferMetadata.CursorSnapshot`).
     @exclusivity(unchecked) private var lastCursorSnapshot = BufferMetadata.CursorSnapshot()
-    /// The last visible cursor: a position-only meta after the cursor was hidden keeps its hotspot (and bitmap).
+    /// The last visible cursor (`cursorBox`'s state while one is shown, kept while it is hidden): a position-only
+    /// meta, also after the cursor was hidden, keeps its hotspot (and bitmap).
     @exclusivity(unchecked) private var lastVisibleCursor: CursorState?
     @exclusivity(unchecked) private var lastFrame: VideoFrame?
     @exclusivity(unchecked) private var sequence: UInt64 = 0
@@ -542,7 +543,7 @@ extension VideoCaptureStream {
     private func updateCursor(from spaBuffer: UnsafeMutablePointer<spa_buffer>,
                               _ snapshot: BufferMetadata.CursorSnapshot) -> Bool {
         lastCursorSnapshot = snapshot
-        switch BufferMetadata.cursor(in: spaBuffer, previous: cursorBox?.state ?? lastVisibleCursor) {
+        switch BufferMetadata.cursor(in: spaBuffer, previous: lastVisibleCursor) {
         case .absent:
             return false
         case .hidden:

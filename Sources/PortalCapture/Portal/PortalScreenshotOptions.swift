@@ -43,6 +43,14 @@ public struct PortalScreenshotOptions: Sendable, Equatable {
         return dict
     }
 
+    /// Deletes the portal's file at `path` when it lies below one of ``temporaryDirectories`` (a file in the
+    /// user's own folders is theirs); true when it was deleted. What `take` does after reading, when
+    /// ``removeTemporaryFile`` is set; a caller that turned that off calls it once the bytes are safe.
+    @discardableResult
+    public func removeIfTemporary(_ path: String) -> Bool {
+        isTemporary(path) && unlink(path) == 0
+    }
+
     /// True when `path` lies below one of ``temporaryDirectories`` (symbolic links resolved on both sides).
     public func isTemporary(_ path: String) -> Bool {
         let file = URL(fileURLWithPath: path).resolvingSymlinksInPath().path

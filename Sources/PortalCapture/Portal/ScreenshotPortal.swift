@@ -74,10 +74,7 @@ public final class ScreenshotPortal: PortalInterfaceClient {
             throw .fileUnreadable(path: path, reason: data.isEmpty ? "the file is empty, not a PNG image"
                                   : "it is not a PNG image (\(data.count) bytes without PNG's signature)")
         }
-        var removed = false
-        if options.removeTemporaryFile, options.isTemporary(path) {
-            removed = unlink(path) == 0
-        }
+        let removed = options.removeTemporaryFile && options.removeIfTemporary(path)
         return PortalScreenshot(url: url, data: data, removedFile: removed)
     }
 }

@@ -86,7 +86,7 @@ enum ScreenshotCommand {
             } else {
                 try ScreenshotFile.write(Array(shot.data), to: output.path, replacing: parsed.flag("force"))
             }
-            if options.isTemporary(shot.url.path) { unlink(shot.url.path) }
+            options.removeIfTemporary(shot.url.path)
             console.out("saved \(output.path)")
             return .success
         } catch let error as PortalError {
