@@ -1,6 +1,7 @@
 /// The known pointer the test backend attaches as `SPA_META_Cursor` (cursor mode "metadata") and the tests
-/// check: a 24x24 arrow with a black outline and white fill on transparency, hotspot at its tip (2, 1),
-/// moving along a known path.
+/// check: a 24x24 arrow with a black outline and white fill on transparency, hotspot at its tip (2, 1), with
+/// a half-transparent white fringe right of its diagonal edge (an antialiased edge: it travels premultiplied
+/// through PipeWire, as the compositors' cursors do), moving along a known path.
 public enum TestCursor {
     public static let width = 24
     public static let height = 24
@@ -8,12 +9,17 @@ public enum TestCursor {
     public static let hotspotY = 1
 
     /// The arrow as tightly packed straight RGBA: inside the triangle x <= y (from the hotspot) it is white,
-    /// its edge one pixel black, outside fully transparent.
+    /// its edge one pixel black, the pixel right of the diagonal white at alpha 128, elsewhere fully transparent.
     public static let bitmap: CursorBitmap = {
         var rgba = [UInt8](repeating: 0, count: width * height * 4)
         for y in 0..<height {
             for x in 0..<width {
                 let dx = x - hotspotX, dy = y - hotspotY
+                if dy >= 0, dx == dy + 1, dy < height - 3 {
+                    let o = (y * width + x) * 4
+                    rgba[o] = 255; rgba[o + 1] = 255; rgba[o + 2] = 255; rgba[o + 3] = 128
+                    continue
+                }
                 guard dx >= 0, dy >= 0, dx <= dy, dy < height - 2 else { continue }
                 let edge = dx == 0 || dx == dy || dy == height - 3
                 let o = (y * width + x) * 4

@@ -18,7 +18,8 @@ public struct CursorState: Sendable, Hashable {
     }
 }
 
-/// A cursor image: tightly packed RGBA (bytes R, G, B, A; straight alpha), `width * height * 4` bytes.
+/// A cursor image: tightly packed RGBA (bytes R, G, B, A; straight alpha), `width * height * 4` bytes. (PipeWire
+/// carries it premultiplied; `VideoCaptureStream` divides it out.)
 public struct CursorBitmap: Sendable, Hashable {
     public var width: Int
     public var height: Int

@@ -58,7 +58,9 @@ enum BufferMetadata {
     }
 
     /// The pixels of a `spa_meta_bitmap` as straight RGBA, or nil (invisible) when it has no image data,
-    /// an unknown format, or does not fit in `available` bytes.
+    /// an unknown format, or does not fit in `available` bytes. A bitmap with alpha is read as premultiplied,
+    /// as the compositors write it (mutter reads its cursor texture as `RGBA_8888_PRE`, KWin paints into a
+    /// `Format_RGBA8888_Premultiplied` image), and divided by its alpha (`PremultipliedAlpha`).
     private static func readBitmap(_ bm: spa_meta_bitmap, at base: UnsafeMutableRawPointer, available: Int) -> CursorBitmap? {
         let w = Int(bm.size.width), h = Int(bm.size.height), stride = Int(bm.stride)
         guard bm.offset >= UInt32(MemoryLayout<spa_meta_bitmap>.size), w > 0, h > 0, stride >= w * 4,
@@ -69,8 +71,15 @@ enum BufferMetadata {
         for y in 0..<h {
             for x in 0..<w {
                 let p = src + y * stride + x * 4, o = (y * w + x) * 4
-                rgba[o] = p[order.r]; rgba[o + 1] = p[order.g]; rgba[o + 2] = p[order.b]
-                rgba[o + 3] = order.a.map { p[$0] } ?? 255
+                if let alpha = order.a {
+                    let a = p[alpha]
+                    rgba[o] = PremultipliedAlpha.straight(p[order.r], alpha: a)
+                    rgba[o + 1] = PremultipliedAlpha.straight(p[order.g], alpha: a)
+                    rgba[o + 2] = PremultipliedAlpha.straight(p[order.b], alpha: a)
+                    rgba[o + 3] = a
+                } else {
+                    rgba[o] = p[order.r]; rgba[o + 1] = p[order.g]; rgba[o + 2] = p[order.b]; rgba[o + 3] = 255
+                }
             }
         }
         return CursorBitmap(width: w, height: h, rgba: rgba)
@@ -89,7 +98,7 @@ enum BufferMetadata {
         }
     }
 
-    /// Writes `SPA_META_Cursor`: `cursor` nil writes id 0 (no pointer); a bitmap is written (as RGBA) when
+    /// Writes `SPA_META_Cursor`: `cursor` nil writes id 0 (no pointer); a bitmap is written (as premultiplied RGBA) when
     /// `includeBitmap` and it fits the meta, else `bitmap_offset` is 0 ("unchanged").
     static func writeCursor(_ cursor: CursorState?, includeBitmap: Bool, into buffer: UnsafeMutablePointer<spa_buffer>) {
         guard let meta = spa_buffer_find_meta(buffer, SPA_META_Cursor.rawValue), let base = meta.pointee.data,
@@ -115,7 +124,15 @@ enum BufferMetadata {
         bm.pointee.size = spa_rectangle(width: UInt32(bitmap.width), height: UInt32(bitmap.height))
         bm.pointee.stride = Int32(bitmap.width * 4)
         bm.pointee.offset = UInt32(header)
-        bitmap.rgba.withUnsafeBytes { base.advanced(by: bitmapOffset + header).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        // Premultiplied, as mutter and KWin write it (see `readBitmap`).
+        let pixels = base.advanced(by: bitmapOffset + header).assumingMemoryBound(to: UInt8.self)
+        for i in stride(from: 0, to: bitmap.rgba.count, by: 4) {
+            let a = bitmap.rgba[i + 3]
+            pixels[i] = PremultipliedAlpha.premultiplied(bitmap.rgba[i], alpha: a)
+            pixels[i + 1] = PremultipliedAlpha.premultiplied(bitmap.rgba[i + 1], alpha: a)
+            pixels[i + 2] = PremultipliedAlpha.premultiplied(bitmap.rgba[i + 2], alpha: a)
+            pixels[i + 3] = a
+        }
     }
 
     /// `SPA_META_VideoCrop` as a rectangle, nil when absent, empty, or the whole frame.

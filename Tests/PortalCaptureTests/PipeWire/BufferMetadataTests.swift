@@ -77,7 +77,7 @@ struct BufferMetadataTests {
         #expect(BufferMetadata.cursorSnapshot(in: fake.buffer).id == 0, "hidden")
     }
 
-    @Test("a BGRA bitmap is converted to RGBA")
+    @Test("a BGRA bitmap is converted to RGBA, its premultiplied colours divided by alpha")
     func bgraBitmapIsConverted() {
         let fake = FakeBuffer(type: SPA_META_Cursor, size: cursorSize)
         let c = fake.cursor
@@ -91,9 +91,53 @@ struct BufferMetadataTests {
         let pixels = UnsafeMutableRawPointer(bm).advanced(by: MemoryLayout<spa_meta_bitmap>.size).assumingMemoryBound(to: UInt8.self)
         let bgra: [UInt8] = [10, 20, 30, 40, 50, 60, 70, 80]
         for i in 0..<8 { pixels[i] = bgra[i] }
+        // R 30 at alpha 40 is (30 * 255 + 20) / 40 = 191 straight; G 128, B 64; then 223, 191, 159 at 80.
         let expected = CursorState(x: 5, y: 6, hotspotX: 1, hotspotY: 0,
-                                   bitmap: CursorBitmap(width: 2, height: 1, rgba: [30, 20, 10, 40, 70, 60, 50, 80]))
+                                   bitmap: CursorBitmap(width: 2, height: 1, rgba: [191, 128, 64, 40, 223, 191, 159, 80]))
         #expect(BufferMetadata.cursor(in: fake.buffer, previous: nil) == .visible(expected))
+    }
+
+    /// A bitmap as mutter and KWin write it: premultiplied RGBA.
+    static func premultipliedCursor(_ rgba: [UInt8], width: Int, height: Int) -> FakeBuffer {
+        let fake = FakeBuffer(type: SPA_META_Cursor, size: VideoParams.cursorMetaSize(width: 64, height: 64))
+        fake.cursor.pointee.id = 1
+        fake.cursor.pointee.bitmap_offset = UInt32(MemoryLayout<spa_meta_cursor>.size)
+        let bm = fake.metaData.advanced(by: MemoryLayout<spa_meta_cursor>.size).assumingMemoryBound(to: spa_meta_bitmap.self)
+        bm.pointee = spa_meta_bitmap(format: SPA_VIDEO_FORMAT_RGBA.rawValue,
+                                     size: spa_rectangle(width: UInt32(width), height: UInt32(height)),
+                                     stride: Int32(width * 4), offset: UInt32(MemoryLayout<spa_meta_bitmap>.size))
+        let pixels = UnsafeMutableRawPointer(bm).advanced(by: MemoryLayout<spa_meta_bitmap>.size).assumingMemoryBound(to: UInt8.self)
+        for (i, byte) in rgba.enumerated() { pixels[i] = byte }
+        return fake
+    }
+
+    @Test("a half-transparent white cursor edge as the compositors send it (128,128,128,128) is drawn half white, not a quarter")
+    func premultipliedEdgeCompositesAsWhite() throws {
+        // Opaque white, half-transparent white, a half-transparent black shadow, transparent.
+        let fake = Self.premultipliedCursor([255, 255, 255, 255, 128, 128, 128, 128, 0, 0, 0, 128, 0, 0, 0, 0],
+                                            width: 4, height: 1)
+        guard case .visible(let cursor) = BufferMetadata.cursor(in: fake.buffer, previous: nil) else {
+            Issue.record("the cursor should be visible")
+            return
+        }
+        let bitmap = try #require(cursor.bitmap)
+        #expect(bitmap.rgba == [255, 255, 255, 255, 255, 255, 255, 128, 0, 0, 0, 128, 0, 0, 0, 0])
+        let frame = Frames.solid(.bgrx, width: 4, height: 1, Pixel(100, 100, 100, 0), cursor: cursor)
+        var compositor = CursorCompositor()
+        compositor.composite(onto: frame)
+        // Over grey 100: white, 100 + (255 - 100) * 128 / 255 = 178, 100 * 127 / 255 = 50, grey.
+        #expect((0..<4).map { Frames.read(frame, x: $0, y: 0) }
+                == [Pixel(255, 255, 255, 0), Pixel(178, 178, 178, 0), Pixel(50, 50, 50, 0), Pixel(100, 100, 100, 0)])
+    }
+
+    @Test("a written bitmap is premultiplied, as the compositors write theirs")
+    func writtenBitmapIsPremultiplied() {
+        let fake = FakeBuffer(type: SPA_META_Cursor, size: cursorSize)
+        let cursor = CursorState(x: 1, y: 1, bitmap: CursorBitmap(width: 2, height: 1, rgba: [255, 255, 255, 128, 200, 100, 0, 255]))
+        BufferMetadata.writeCursor(cursor, includeBitmap: true, into: fake.buffer)
+        let pixels = fake.metaData.advanced(by: MemoryLayout<spa_meta_cursor>.size + MemoryLayout<spa_meta_bitmap>.size)
+            .assumingMemoryBound(to: UInt8.self)
+        #expect((0..<8).map { pixels[$0] } == [128, 128, 128, 128, 200, 100, 0, 255])
     }
 
     @Test("bitmap offsets and sizes that point outside the meta are not followed",
