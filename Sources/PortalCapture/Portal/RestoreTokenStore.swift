@@ -1,13 +1,17 @@
 import Foundation
 
-/// Remembered consent: the portal's `restore_token` per app id, with the time it was issued, kept in
-/// `$XDG_STATE_HOME/pwrecord/restore-tokens/<app-id>` (directory 0700, file 0600). A token older than the
-/// consent memory is not handed out (ReplayKit remembers a choice for a few minutes; the policy's
-/// `consent-memory` says how long here).
+/// Remembered consent: the portal's `restore_token` per app id, with the time it was issued and the selection
+/// it was granted for (`ScreenCastOptions.consentSelection`), kept in
+/// `$XDG_STATE_HOME/pwrecord/restore-tokens/<app-id>` (directory 0700, file 0600; three lines: time, token,
+/// selection). A token older than the consent memory is not handed out (ReplayKit remembers a choice for a few
+/// minutes; the policy's `consent-memory` says how long here).
 public struct RestoreTokenStore: Sendable {
     public struct Entry: Sendable, Equatable {
         public var token: String
         public var issued: Date
+        /// What the token was granted for; empty in a file written before selections were kept (such a token
+        /// matches no selection, so it is never sent).
+        public var selection: String = ""
     }
 
     public let directory: URL
@@ -35,7 +39,8 @@ public struct RestoreTokenStore: Sendable {
               let text = String(data: data, encoding: .utf8) else { return nil }
         let lines = text.split(separator: "\n")
         guard lines.count >= 2, let seconds = Double(lines[0]) else { return nil }
-        return Entry(token: String(lines[1]), issued: Date(timeIntervalSince1970: seconds))
+        return Entry(token: String(lines[1]), issued: Date(timeIntervalSince1970: seconds),
+                     selection: lines.count >= 3 ? String(lines[2]) : "")
     }
 
     /// Why a token could not be stored.
@@ -59,11 +64,12 @@ public struct RestoreTokenStore: Sendable {
         }
     }
 
-    /// Stores `token` for `appID`, issued `now`. Written atomically (a private temporary file renamed over the old
-    /// one) with mode 0600 in a 0700 directory.
-    public func store(_ token: String, for appID: String, now: Date = Date()) throws(StoreError) {
+    /// Stores `token` for `appID`, granted for `selection`, issued `now`. Written atomically (a private temporary
+    /// file renamed over the old one) with mode 0600 in a 0700 directory.
+    public func store(_ token: String, for appID: String, selection: String = "", now: Date = Date()) throws(StoreError) {
         guard let url = fileURL(for: appID) else { throw .invalidAppID(appID) }
         guard !token.isEmpty, !token.contains("\n") else { throw .invalidToken }
+        guard !selection.contains("\n") else { throw .invalidToken }
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
@@ -74,7 +80,7 @@ public struct RestoreTokenStore: Sendable {
             throw .writeFailed(path: directory.path, reason: Self.failure("chmod"))
         }
         let tmp = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
-        let body = "\(now.timeIntervalSince1970)\n\(token)\n"
+        let body = "\(now.timeIntervalSince1970)\n\(token)\n\(selection)\n"
         let fd = open(tmp.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .writeFailed(path: tmp.path, reason: Self.failure("open")) }
         let written = body.utf8CString.withUnsafeBufferPointer { buf in

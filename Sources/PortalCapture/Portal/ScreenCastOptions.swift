@@ -34,6 +34,14 @@ public struct ScreenCastOptions: Sendable, Equatable {
     public func persist(_ value: PersistMode?) -> Self { var c = self; c.persistMode = value; return c }
     public func restoreToken(_ value: String?) -> Self { var c = self; c.restoreToken = value; return c }
 
+    /// What a restore token was granted for: the source types and `multiple`, as remembered consent stores it
+    /// beside the token. A token is sent back only for the same selection (a window chosen once must not come
+    /// back when a monitor is asked for: a backend restoring without checking `types` would hand back the window
+    /// with no dialog).
+    public var consentSelection: String {
+        "types=\(sources.map { String($0.rawValue) } ?? "default") multiple=\(multiple ?? false)"
+    }
+
     /// The first versions of `org.freedesktop.portal.ScreenCast` that take each option.
     public enum Version {
         /// `cursor_mode` and `AvailableCursorModes`.

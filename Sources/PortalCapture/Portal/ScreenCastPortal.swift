@@ -120,10 +120,12 @@ public final class ScreenCastPortal: PortalInterfaceClient {
     /// CreateSession → SelectSources → Start for `appID`, with remembered consent:
     /// - every option is checked against the portal's capabilities before any call;
     /// - with `consent` (enabled, portal version 4): `persist_mode` 2 is asked for unless `options` set one, and the
-    ///   app's restore token is sent when it is younger than the consent memory (an older one is not sent);
+    ///   app's restore token is sent when it is younger than the consent memory and was granted for the same
+    ///   sources (``ScreenCastOptions/consentSelection``; an older one, or one for other sources, is not sent);
     /// - a sent token that is refused or unusable (the request answers 2 or an error) is dropped and the whole flow
     ///   is retried **once** without it;
-    /// - a new token from `Start` is stored.
+    /// - a token from `Start` is stored when `persist_mode` is 2 (a mode 1 token is the frontend's for this
+    ///   connection only): with the time of the consent it restored when the same token came back, else now.
     ///
     /// On failure every session made here is closed. ``PortalError/cancelled`` means the user declined: not a failure.
     public func start(_ options: ScreenCastOptions, appID: String, consent: ConsentMemory? = nil,
@@ -134,15 +136,17 @@ public final class ScreenCastPortal: PortalInterfaceClient {
         // Remembering switched off (consent-memory 0): a token kept from before must not come back later.
         if let consent, !consent.isEnabled { consent.forget(appID) }
         var storedTokenUsed = false
-        // When the stored token brings the grant back, the consent is still the one given then: the new token
-        // keeps that time, so the memory runs out counted from the user's answer, not from the latest use.
-        var consentGiven: Date?
+        // When the stored token brings the grant back (the same token comes back from Start), the consent is
+        // still the one given then: it keeps that time, so the memory runs out counted from the user's answer,
+        // not from the latest use.
+        var consentGiven: (token: String, issued: Date)?
+        let selection = options.consentSelection
         if let remembering, capabilities.version >= ScreenCastOptions.Version.persistence {
             if options.persistMode == nil { options.persistMode = .persistent }
-            if options.restoreToken == nil, let token = remembering.token(for: appID) {
+            if options.restoreToken == nil, let token = remembering.token(for: appID, selection: selection) {
                 options.restoreToken = token
                 storedTokenUsed = true
-                consentGiven = remembering.store.entry(for: appID)?.issued
+                consentGiven = remembering.store.entry(for: appID).map { ($0.token, $0.issued) }
             }
         }
         _ = try options.encoded(for: capabilities)
@@ -159,9 +163,10 @@ public final class ScreenCastPortal: PortalInterfaceClient {
             options.restoreToken = nil
             session = try await attempt(options, capabilities: capabilities, parentWindow: parentWindow)
         }
-        if let remembering, let token = session.restoreToken {
+        if let remembering, options.persistMode == .persistent, let token = session.restoreToken {
+            let issued = consentGiven.flatMap { $0.token == token ? $0.issued : nil } ?? Date()
             do {
-                try remembering.remember(token, for: appID, now: consentGiven ?? Date())
+                try remembering.remember(token, for: appID, selection: selection, now: issued)
                 report.tokenStored = true
             } catch {
                 report.storeError = "\(error)"

@@ -294,7 +294,7 @@ struct FakePortalTests {
         let fake = try await FakePortal.start()
         defer { fake.stop() }
         let memory = ConsentMemory(store: tokenStore(), maxAge: .seconds(600))
-        try memory.remember("old-token", for: "app")
+        try memory.remember("old-token", for: "app", selection: ScreenCastOptions().sources(.monitor).consentSelection)
         fake.script("SelectSources", .respond(2, DBusVardict()))
         let session = try await fake.screenCast().start(ScreenCastOptions().sources(.monitor), appID: "app", consent: memory)
         let selects = fake.calls("SelectSources")
@@ -312,7 +312,7 @@ struct FakePortalTests {
         let fake = try await FakePortal.start()
         defer { fake.stop() }
         let memory = ConsentMemory(store: tokenStore(), maxAge: nil)
-        try memory.remember("old-token", for: "app")
+        try memory.remember("old-token", for: "app", selection: ScreenCastOptions().consentSelection)
         fake.script("Start", .respond(2, DBusVardict()), .respond(2, DBusVardict()))
         let failure = await portalError { _ = try await fake.screenCast().start(ScreenCastOptions(), appID: "app", consent: memory) }
         #expect(failure == .ended)
@@ -325,7 +325,7 @@ struct FakePortalTests {
         let fake = try await FakePortal.start()
         defer { fake.stop() }
         let memory = ConsentMemory(store: tokenStore(), maxAge: nil)
-        try memory.remember("old-token", for: "app")
+        try memory.remember("old-token", for: "app", selection: ScreenCastOptions().consentSelection)
         fake.script("Start", .respond(1, DBusVardict()))
         let failure = await portalError { _ = try await fake.screenCast().start(ScreenCastOptions(), appID: "app", consent: memory) }
         #expect(failure == .cancelled)
@@ -337,7 +337,8 @@ struct FakePortalTests {
         let fake = try await FakePortal.start()
         defer { fake.stop() }
         let memory = ConsentMemory(store: tokenStore(), maxAge: .seconds(60))
-        try memory.store.store("expired", for: "app", now: Date().addingTimeInterval(-120))
+        try memory.store.store("expired", for: "app", selection: ScreenCastOptions().consentSelection,
+                               now: Date().addingTimeInterval(-120))
         let first = try await fake.screenCast().start(ScreenCastOptions(), appID: "app", consent: memory)
         #expect(fake.calls("SelectSources").last?.options["restore_token"] == nil)
         #expect(first.consent == ConsentReport(tokenSent: false, tokenStored: true))
@@ -345,6 +346,33 @@ struct FakePortalTests {
         #expect(fake.calls("SelectSources").last?.options["restore_token"] == .string("fake-token-1"))
         #expect(second.consent == ConsentReport(tokenSent: true, tokenStored: true))
         #expect(memory.store.entry(for: "app")?.token == "fake-token-2")
+    }
+
+    @Test("a token granted under persist mode 1 is not stored: the frontend keeps it for that connection only")
+    func applicationPersistenceIsNotStored() async throws {
+        let fake = try await FakePortal.start()
+        defer { fake.stop() }
+        let memory = ConsentMemory(store: tokenStore(), maxAge: nil)
+        let session = try await fake.screenCast().start(ScreenCastOptions().persist(.application), appID: "app",
+                                                        consent: memory)
+        #expect(session.restoreToken == "fake-token-1")
+        #expect(fake.calls("SelectSources").last?.options["persist_mode"] == .uint32(1))
+        #expect(memory.store.entry(for: "app") == nil)
+        #expect(!session.consent.tokenStored)
+    }
+
+    @Test("a token that came back different (the old one was not honoured) is stored with the time of the new consent")
+    func newTokenTakesNewTime() async throws {
+        let fake = try await FakePortal.start()
+        defer { fake.stop() }
+        let memory = ConsentMemory(store: tokenStore(), maxAge: .seconds(600))
+        try memory.store.store("old-token", for: "app", selection: ScreenCastOptions().consentSelection,
+                               now: Date().addingTimeInterval(-500))
+        _ = try await fake.screenCast().start(ScreenCastOptions(), appID: "app", consent: memory)
+        #expect(fake.calls("SelectSources").last?.options["restore_token"] == .string("old-token"))
+        let entry = try #require(memory.store.entry(for: "app"))
+        #expect(entry.token == "fake-token-1")
+        #expect(abs(entry.issued.timeIntervalSinceNow) < 30, "issued \(entry.issued)")
     }
 
     // MARK: Availability

@@ -30,7 +30,8 @@ struct OlderPortalTests {
         let fake = try await FakePortal.start(.init(version: 2))
         defer { fake.stop() }
         let memory = ConsentMemory(store: tokenStore(), maxAge: nil)
-        try memory.remember("token-from-a-newer-portal", for: "app")
+        try memory.remember("token-from-a-newer-portal", for: "app",
+                            selection: ScreenCastOptions().sources(.window).consentSelection)
         let session = try await fake.screenCast().start(ScreenCastOptions().sources(.window).cursor(.metadata),
                                                         appID: "app", consent: memory)
         #expect(session.streams.count == 1)

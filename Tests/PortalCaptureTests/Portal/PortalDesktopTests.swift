@@ -105,6 +105,31 @@ struct PortalDesktopTests {
         }
     }
 
+    @Test("a consent remembered for a window is not sent when a monitor is asked for: the dialog asks again")
+    func tokenIsBoundToTheSelection() async throws {
+        try await TestPortalControl.exclusively { control in
+            let memory = consent()
+            let window = try await portal.start(ScreenCastOptions().sources(.window), appID: "org.example.Choice",
+                                                consent: memory)
+            await window.close()
+            #expect(window.consent.tokenStored)
+            let before = try await control.stat("dialogs_shown")
+            let monitor = try await portal.start(ScreenCastOptions().sources(.monitor), appID: "org.example.Choice",
+                                                 consent: memory)
+            await monitor.close()
+            #expect(!monitor.consent.tokenSent)
+            #expect(try await control.lastOptions("SelectSources")["restore_data"] == nil)
+            #expect(try await control.stat("dialogs_shown") == before + 1, "the user is asked about the monitor")
+            #expect(monitor.streams.first?.sourceType == .monitor)
+            // The monitor's consent replaced the window's, and is sent for the monitor next time.
+            let again = try await portal.start(ScreenCastOptions().sources(.monitor), appID: "org.example.Choice",
+                                               consent: memory)
+            await again.close()
+            #expect(again.consent.tokenSent)
+            #expect(try await control.stat("dialogs_shown") == before + 1)
+        }
+    }
+
     @Test("a restored grant keeps the consent's time: recording often does not stretch the memory")
     func restoredGrantKeepsConsentTime() async throws {
         try await TestPortalControl.exclusively { control in
@@ -113,7 +138,8 @@ struct PortalDesktopTests {
             await first.close()
             // The user answered 50 s ago: the token is still good for 10 s.
             let answered = Date().addingTimeInterval(-50)
-            try memory.store.store(try #require(first.restoreToken), for: "org.example.Often", now: answered)
+            try memory.store.store(try #require(first.restoreToken), for: "org.example.Often",
+                                   selection: ScreenCastOptions().consentSelection, now: answered)
             let before = try await control.stat("dialogs_shown")
             let second = try await portal.start(ScreenCastOptions(), appID: "org.example.Often", consent: memory)
             await second.close()
@@ -147,7 +173,8 @@ struct PortalDesktopTests {
             let first = try await portal.start(ScreenCastOptions(), appID: "org.example.Expired", consent: memory)
             await first.close()
             let token = try #require(first.restoreToken)
-            try memory.store.store(token, for: "org.example.Expired", now: Date().addingTimeInterval(-3600))
+            try memory.store.store(token, for: "org.example.Expired", selection: ScreenCastOptions().consentSelection,
+                                   now: Date().addingTimeInterval(-3600))
             let before = try await control.stat("dialogs_shown")
 
             let second = try await portal.start(ScreenCastOptions(), appID: "org.example.Expired", consent: memory)

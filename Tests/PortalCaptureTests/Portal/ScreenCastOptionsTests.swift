@@ -138,7 +138,7 @@ struct ConsentMemoryTests {
     @Test("a zero consent memory remembers nothing")
     func zeroDisables() throws {
         let memory = ConsentMemory(store: store(), maxAge: .zero)
-        try memory.remember("tok", for: "app")
+        try memory.remember("tok", for: "app", selection: "")
         #expect(memory.store.entry(for: "app") == nil)
         #expect(!memory.isEnabled)
     }
@@ -147,10 +147,30 @@ struct ConsentMemoryTests {
     func limits() throws {
         let tokens = store()
         let old = Date().addingTimeInterval(-86_400)
-        try tokens.store("tok", for: "app", now: old)
-        #expect(ConsentMemory(store: tokens, maxAge: nil).token(for: "app") == "tok")
-        #expect(ConsentMemory(store: tokens, maxAge: .seconds(3600)).token(for: "app") == nil)
+        try tokens.store("tok", for: "app", selection: "s", now: old)
+        #expect(ConsentMemory(store: tokens, maxAge: nil).token(for: "app", selection: "s") == "tok")
+        #expect(ConsentMemory(store: tokens, maxAge: .seconds(3600)).token(for: "app", selection: "s") == nil)
         #expect(tokens.entry(for: "app") == nil)
+    }
+
+    @Test("a token is handed out only for the selection it was granted for, and one from before selections were kept for none")
+    func tokenMatchesItsSelection() throws {
+        let tokens = store()
+        let monitor = ScreenCastOptions().sources(.monitor).consentSelection
+        let window = ScreenCastOptions().sources(.window).consentSelection
+        let several = ScreenCastOptions().sources(.monitor).multiple(true).consentSelection
+        #expect(Set([monitor, window, several, ScreenCastOptions().consentSelection]).count == 4)
+        try tokens.store("tok", for: "app", selection: window)
+        let memory = ConsentMemory(store: tokens, maxAge: nil)
+        #expect(memory.token(for: "app", selection: window) == "tok")
+        #expect(memory.token(for: "app", selection: monitor) == nil)
+        #expect(memory.token(for: "app", selection: several) == nil)
+        #expect(tokens.entry(for: "app") != nil, "kept for the window")
+        // A file from an older pwrecord: time and token only.
+        let file = tokens.directory.appendingPathComponent("old")
+        try Data("\(Date().timeIntervalSince1970)\nolder\n".utf8).write(to: file)
+        #expect(tokens.entry(for: "old")?.token == "older")
+        #expect(memory.token(for: "old", selection: monitor) == nil)
     }
 
     @Test("unset screenshot options are not sent")
