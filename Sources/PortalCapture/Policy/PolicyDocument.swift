@@ -47,7 +47,10 @@ public struct PolicyDocument: Sendable {
 
         // Lines end at `\n` only, as editors, grep -n and sed count them (`\r\n` is one Character in Swift,
         // so CRLF files count right too); a form feed or U+2028 is blank space inside a line, not a line break.
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        // A byte-order mark (some Windows editors write one) is invisible: it would make the first header
+        // "not a header", with an error no one could see the cause of.
+        let body = text.hasPrefix("\u{FEFF}") ? Substring(text.dropFirst()) : Substring(text)
+        let lines = body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
         for (index, rawLine) in lines.enumerated() {
             let lineNumber = index + 1
             let line = stripComment(String(rawLine)).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -94,11 +94,18 @@ struct PolicyFileReader {
         defer { closedir(stream) }
         rewinddir(stream)
         var names: [String] = []
+        // readdir returns nil both at the end and on an error; only errno tells them apart. An error must fail
+        // closed: the drop-ins not listed may be the ones that restrict recording.
+        errno = 0
         while let entry = readdir(stream) {
             let name = withUnsafePointer(to: &entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
             if name.hasSuffix(".conf") && !name.hasPrefix(".") { names.append(name) }
+            errno = 0
+        }
+        if errno != 0 {
+            return ([], [.unreadable(path: path, reason: "listing it failed: " + Self.text(errno))])
         }
         names.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         return (names, [])

@@ -17,28 +17,37 @@ enum PolicyPath {
                         linksOwnedByRootOnly: Bool = false) -> String? {
         let absolute = path.hasPrefix("/") ? path : base + "/" + path
         var resolved = "/"
-        var existing = true  // whether `resolved` still names something on disk
+        // Components appended as written below the last one resolved on disk (missing ones, or a user's link
+        // not followed and what follows it): `..` climbs back through them, and once back on disk, the
+        // components after it are resolved again (`mkdir -p new/../escape` follows `escape`).
+        var asWritten = 0
+        var belowUnfollowedLink = false
         for component in absolute.split(separator: "/") {
             if component == "." { continue }
             if component == ".." {
+                if asWritten == 1 && belowUnfollowedLink { return nil }  // the kernel goes to the link target's parent
+                asWritten = max(asWritten - 1, 0)
                 resolved = parent(of: resolved)
                 continue
             }
             let candidate = (resolved == "/" ? "" : resolved) + "/" + component
-            if !existing {
+            if asWritten > 0 {
                 resolved = candidate
+                asWritten += 1
                 continue
             }
+            belowUnfollowedLink = false
             var info = stat()
             if lstat(candidate, &info) != 0 {
                 guard errno == ENOENT else { return nil }
                 resolved = candidate
-                existing = false
+                asWritten = 1
                 continue
             }
             if (info.st_mode & S_IFMT) == S_IFLNK && linksOwnedByRootOnly && info.st_uid != 0 {
                 resolved = candidate
-                existing = false  // what lies below is the link's target's, not this path's
+                asWritten = 1  // what lies below is the link's target's, not this path's
+                belowUnfollowedLink = true
             } else if (info.st_mode & S_IFMT) == S_IFLNK {
                 guard let real = realPath(candidate) else { return nil }  // dangling or looping symlink
                 resolved = real

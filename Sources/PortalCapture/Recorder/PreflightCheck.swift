@@ -67,12 +67,15 @@ struct PreflightCheck {
     /// The kept recording is written below the store's root, the user's private state: under `output-dirs`
     /// that root must be the default one (below the passwd home, which no environment variable moves) or an
     /// allowed folder, so that `XDG_STATE_HOME` or `HOME` cannot carry recordings somewhere the policy forbids.
+    /// The app's own folder is what is checked: it is where the recording is written, and a link of the user's
+    /// there would carry it out as well as one at the root.
     private func checkStoreLocation() throws(RecordingError) {
-        let root = configuration.store.root.path
-        guard !Self.storeLocationAllowed(root: root, standard: StateDirectory.privateDefault("recordings")?.path,
+        let folder = configuration.store.root.path + "/" + appID
+        guard !Self.storeLocationAllowed(root: folder,
+                                         standard: StateDirectory.privateDefault("recordings").map { $0.path + "/" + appID },
                                          decision) else { return }
         throw .disabled(reason: "the policy allows recordings only in \(OutputPlace.allowed(decision)), and the kept "
-            + "recordings' folder \(root) (moved there by XDG_STATE_HOME, HOME or a link of yours) is outside them; "
+            + "recordings' folder \(folder) (moved there by XDG_STATE_HOME, HOME or a link of yours) is outside them; "
             + "unset those (or remove the link), or record with -o into an allowed folder")
     }
 

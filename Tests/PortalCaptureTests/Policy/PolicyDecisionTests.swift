@@ -174,6 +174,8 @@ struct PolicyOutputTests {
         ("allowed/x.mkv", true),
         ("allowed/new/sub/x.mkv", true),
         ("allowed/new/../x.mkv", true),
+        ("allowed/new/../escape/x.mkv", false),      // back on disk after .., the symlink is followed again
+        ("allowed/new/sub/../../escape/x.mkv", false),
         ("allowed/./x.mkv", true),
         ("allowed", true),
         ("allowed/../outside/x.mkv", false),

@@ -4,6 +4,14 @@ import Testing
 
 @Suite("Policy file parsing")
 struct PolicyParserTests {
+    @Test("a file starting with a byte-order mark reads as without it")
+    func byteOrderMarkIsIgnored() {
+        let document = PolicyDocument.test("\u{FEFF}[defaults]\nrecording = deny\n")
+        #expect(document.problems == [])
+        #expect(document.sectionHeaders == [.defaults])
+        #expect(document.sections.first?.settings.recording?.value == .deny)
+    }
+
     @Test("the design's example file is valid and keeps its sections in order")
     func designExampleIsValid() {
         let document = PolicyDocument.test("""

@@ -45,4 +45,20 @@ struct StoreLocationTests {
         #expect(PreflightCheck.storeLocationAllowed(root: standard, standard: standard, Self.decision(allowing: tmp + "/allowed")),
                 "an administrator's link is where the administrator put the folder")
     }
+
+    @Test("a link of the user's at the app's folder in the store, pointing outside the allowed folders, is refused")
+    func userLinkAtAppFolderRefused() async throws {
+        let tmp = try folder()
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let home = tmp + "/home"
+        let recordings = home + "/.local/state/pwrecord/recordings"
+        try FileManager.default.createDirectory(atPath: recordings, withIntermediateDirectories: true)
+        #expect(symlink(tmp + "/elsewhere", recordings + "/org.example.Game") == 0)
+        if geteuid() == 0 { #expect(lchown(recordings + "/org.example.Game", 65534, 65534) == 0) }
+        let decision = Self.decision(allowing: tmp + "/allowed")
+        #expect(PreflightCheck.storeLocationAllowed(root: recordings + "/org.example.Other",
+                                                    standard: recordings + "/org.example.Other", decision))
+        #expect(!PreflightCheck.storeLocationAllowed(root: recordings + "/org.example.Game",
+                                                     standard: recordings + "/org.example.Game", decision))
+    }
 }
