@@ -61,6 +61,29 @@ struct FramesSinkTests {
         }
     }
 
+    @Test("frames written after their folder was renamed and replaced by a link go on into the folder that was opened")
+    func swappedFolderIsNotFollowed() throws {
+        let dir = TemporaryDirectory("frames")
+        let out = dir.file("out"), elsewhere = dir.file("elsewhere")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: false)
+        let format = VideoFormat(pixelFormat: .bgrx, width: 32, height: 24, frameRate: FrameRate(30, 1))
+        var o = FramesSink.Options()
+        o.overflow = .block
+        let sink = FramesSink(options: o)
+        try sink.open(SinkContext(video: format, audio: nil, output: out, startTime: Synthetic.start))
+        try sink.consume(.video(Synthetic.frame(0, format: format, timestamp: Synthetic.start)))
+        #expect(rename(out, out + ".old") == 0)
+        #expect(symlink(elsewhere, out) == 0)
+        for n in 1..<4 {
+            try sink.consume(.video(Synthetic.frame(n, format: format, timestamp: Synthetic.start + UInt64(n) * 33_333_333)))
+        }
+        let result = try sink.close()
+        #expect(result.videoFrames == 4)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere) == [])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out + ".old").sorted() == (0..<4).map { "frame-00000\($0).png" })
+    }
+
     @Test("an output that is a file, not a folder, is refused with filePermissions")
     func outputNotAFolder() throws {
         let dir = TemporaryDirectory("frames")

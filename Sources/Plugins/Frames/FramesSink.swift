@@ -48,6 +48,10 @@ public final class FramesSink: CaptureSink, @unchecked Sendable {
     private let state = Mutex(State())
     private var worker: SampleWorker<Job>?
     private var directory = ""
+    /// The folder, held open from `open` to `close`: each PNG is created in it through `/proc/self/fd/N/`, so
+    /// a folder renamed and replaced by a link while recording never carries the frames elsewhere (the policy's
+    /// output-dirs checked the folder that is held).
+    private var directoryFD: Int32 = -1
     private var received = 0
 
     public init(options: Options = Options()) {
@@ -95,6 +99,19 @@ public final class FramesSink: CaptureSink, @unchecked Sendable {
         } else {
             try Self.checkFolder(dir, st)
         }
+        let fd = Glibc.open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw OutputFile.openError(errno, path: dir) }
+        guard fstat(fd, &st) == 0 else {
+            let error = errno
+            Glibc.close(fd)
+            throw OutputFile.openError(error, path: dir)
+        }
+        do throws(SinkError) { try Self.checkFolder(dir, st) } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        if directoryFD >= 0 { Glibc.close(directoryFD) }
+        directoryFD = fd
         directory = dir
         let encoder = PNGEncoder()
         let overflow: SampleWorker<Job>.Overflow = options.overflow == .drop ? .drop : .block
@@ -114,6 +131,10 @@ public final class FramesSink: CaptureSink, @unchecked Sendable {
         worker?.finishAndWait()
         let dropped = worker?.dropped ?? 0
         worker = nil
+        if directoryFD >= 0 {
+            Glibc.close(directoryFD)
+            directoryFD = -1
+        }
         let s = state.withLock { $0 }
         if let error = s.error { throw error }
         return SinkResult(files: s.written, videoFrames: s.written.count, bytesWritten: s.bytes, droppedFrames: dropped)
@@ -124,17 +145,21 @@ public final class FramesSink: CaptureSink, @unchecked Sendable {
         let digits = String(job.index)
         let name = "\(options.prefix)-\(String(repeating: "0", count: max(0, 6 - digits.count)))\(digits).png"
         let path = directory + "/" + name
+        let held = "/proc/self/fd/\(directoryFD)/" + name
         do throws(SinkError) {
             guard let png = encoder.encode(job.frame) else {
                 throw .failed(sink: id, reason: "libpng could not be set up (png_create_write_struct)")
             }
-            let file = try OutputFile(path: path, sink: id)
+            let file: OutputFile
+            do throws(SinkError) { file = try OutputFile(path: held, sink: id) } catch {
+                throw Self.naming(path, for: held, in: error)
+            }
             do throws(SinkError) {
                 try file.write(png)
                 try file.close()
             } catch {
                 file.discard()   // a cut-off PNG is no frame (a full disk): its name goes with it
-                throw error
+                throw Self.naming(path, for: held, in: error)
             }
             state.withLock { s in
                 s.written.append(path)
@@ -147,6 +172,16 @@ public final class FramesSink: CaptureSink, @unchecked Sendable {
 }
 
 extension FramesSink {
+    /// `error` naming the frame as the user knows it (`path`) instead of the held folder's `/proc` name.
+    static func naming(_ path: String, for held: String, in error: SinkError) -> SinkError {
+        switch error {
+        case .insufficientStorage(let p) where p == held: .insufficientStorage(path: path)
+        case .filePermissions(let p, let reason) where p == held: .filePermissions(path: path, reason: reason)
+        case .failed(let sink, let reason): .failed(sink: sink, reason: reason.replacing(held, with: path))
+        default: error
+        }
+    }
+
     /// The registry entry: `frames:output=DIR,every=N,prefix=frame`.
     public static let factory = SinkFactory(
         id: "frames", summary: "a PNG per frame, or every Nth frame, into a folder",
