@@ -3,12 +3,19 @@
 extension PortalStream: DBusDecodable {
     public static var dbusType: DBusType { .structure([.uint32, .vardict]) }
 
+    /// The largest side a stream's announced size may have (PipeWire's video sizes stop at 16384).
+    static let largestSide: Int32 = 65_536
+
     public init(dbusValue: DBusValue) throws(DBusError) {
         let nodeID = try dbusValue.field(0, as: UInt32.self)
         let properties = try dbusValue.field(1, as: DBusVardict.self)
-        do {
+        do throws(DBusError) {
             let position = try properties.valueIfPresent("position", as: Int32Pair.self)
             let size = try properties.valueIfPresent("size", as: Int32Pair.self)
+            if let size, !(1...Self.largestSide).contains(size.first) || !(1...Self.largestSide).contains(size.second) {
+                throw DBusError.malformed(path: DBusValuePath([.key("size")]),
+                                          reason: "a stream of \(size.first)x\(size.second): each side must be 1 to \(Self.largestSide)")
+            }
             let sourceType = try properties.valueIfPresent("source_type", as: UInt32.self)
             self.init(nodeID: nodeID,
                       position: position.map { (x: $0.first, y: $0.second) },

@@ -39,6 +39,37 @@ public final class ScreenshotPortal: PortalInterfaceClient {
     /// The eight bytes every PNG file starts with.
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
+    /// The largest screenshot file read (a 16384x16384 RGBA image stored uncompressed is 1 GiB).
+    static let largestImage: Int64 = 1 << 30
+
+    /// The portal's file, which must be a regular file no larger than `largestImage`: a URI naming a FIFO, a
+    /// device (`/dev/zero`) or a huge file would hang the read or exhaust memory. Opened without blocking
+    /// (a FIFO's open waits for a writer otherwise), checked on the descriptor, then read.
+    static func readImage(_ path: String) throws(PortalError) -> Data {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw .fileUnreadable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw .fileUnreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw .fileUnreadable(path: path, reason: "it is not a regular file (a screenshot is a PNG file)")
+        }
+        guard Int64(st.st_size) <= largestImage else {
+            throw .fileUnreadable(path: path, reason: "it is \(st.st_size) bytes, more than a screenshot can be (\(largestImage))")
+        }
+        var data = Data(count: Int(st.st_size))
+        var done = 0
+        while done < data.count {
+            let n = data.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw .fileUnreadable(path: path, reason: String(cString: strerror(errno))) }
+            if n == 0 { break }   // it shrank meanwhile: what is there
+            done += n
+        }
+        data.count = done
+        return data
+    }
+
     public func take(_ options: PortalScreenshotOptions = PortalScreenshotOptions(), parentWindow: String = "")
         async throws(PortalError) -> PortalScreenshot {
         let method = "Screenshot"
@@ -62,12 +93,7 @@ public final class ScreenshotPortal: PortalInterfaceClient {
                                   reason: "'\(uri)' names no path, or one whose escapes are not UTF-8 (which cannot be opened here)")
         }
         let path = url.path
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw .fileUnreadable(path: path, reason: (error as NSError).localizedDescription)
-        }
+        let data = try Self.readImage(path)
         // Every backend writes a PNG; anything else (an empty file, another format) is not handed on as one,
         // and its file is kept for a look.
         guard data.starts(with: Self.pngSignature) else {

@@ -497,6 +497,25 @@ struct FakePortalTests {
         #expect(FileManager.default.fileExists(atPath: file.path), "the portal's file is kept")
     }
 
+    @Test("a screenshot URI naming a FIFO or a device fails with fileUnreadable instead of hanging or filling memory",
+          .timeLimit(.minutes(1)))
+    func screenshotNotARegularFile() async throws {
+        let fake = try await FakePortal.start()
+        defer { fake.stop() }
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("fake-shot-\(UUID().uuidString).png")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        defer { unlink(fifo.path) }
+        for path in [fifo.path, "/dev/zero"] {
+            fake.screenshotURI = URL(fileURLWithPath: path).absoluteString
+            let failure = await portalError { _ = try await fake.screenshotPortal().take() }
+            guard case .fileUnreadable(let named, let reason)? = failure else {
+                Issue.record("\(path): unexpected \(String(describing: failure))")
+                continue
+            }
+            #expect(named == path && reason.contains("not a regular file"), "\(reason)")
+        }
+    }
+
     @Test("a screenshot answer without a readable file names what is wrong", arguments: [
         (nil as String?, "uri"), ("https://example.org/a.png", "uri"), ("file:///nonexistent/pwrecord/a.png", "unreadable"),
         ("file://otherhost/tmp/a.png", "uri"), ("file:///tmp/caf%E9.png", "uri"),
