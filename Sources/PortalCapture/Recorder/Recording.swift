@@ -21,8 +21,13 @@ public struct Recording: Sendable, Equatable {
     /// Copies the recording to `destination` atomically (a new private file beside it, then a link or rename;
     /// see `PrivateFile`): a reader never sees a partial file, and nothing planted at a guessable name is ever
     /// written through. Without `overwrite`, an existing destination is an error and stays untouched. The copy
-    /// is 0600, like the original. The recording itself stays.
+    /// is 0600, like the original. The recording itself stays. A kept recording still being recorded (in this
+    /// process or another) is refused: a copy now would end mid-stream, without its index.
     public func save(to destination: URL, overwrite: Bool = false) throws(RecordingError) {
+        if isKept && info.inProgress == true && store.isRecording(appID: info.appID) {
+            throw .failed(reason: "\(file.path) is still being recorded; stop the recording, then save it "
+                + "(a copy now would have no index and end mid-stream)")
+        }
         try Self.checkDestination(destination, overwrite: overwrite, fileExtension: file.pathExtension)
         let (tmp, fd) = try PrivateFile.createBeside(destination)
         var placed = false

@@ -68,7 +68,26 @@ public struct RecordingStore: Sendable {
         info.created = Date(timeIntervalSince1970: info.created.timeIntervalSince1970.rounded(.down))
         try writeInfo(info, in: dir)
         if let previous, previous.file.path != pendingFile.path { unlink(previous.file.path) }
+        removeStrays(in: dir, keeping: pendingFile.lastPathComponent)
         return Recording(file: pendingFile, info: info, store: self)
+    }
+
+    /// Removes the recordings in `dir` other than `name`: the one kept recording per app is the only one
+    /// left (a recording whose info.json was lost or unreadable, or a pending file of a process that died
+    /// before its first frame, would otherwise stay on disk, seen by nothing). Called with the app's lock held.
+    private func removeStrays(in dir: URL, keeping name: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return }
+        for other in names where other != name && other.hasPrefix("recording-") {
+            var st = stat()
+            let path = dir.appendingPathComponent(other).path
+            if lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid() { unlink(path) }
+        }
+    }
+
+    /// Whether `name` (info.json's `fileName`) can name a recording in the app's folder: a plain file name,
+    /// not a path (`../x` would make discard delete a file elsewhere), not hidden, not the info itself.
+    static func isRecordingFileName(_ name: String) -> Bool {
+        !name.isEmpty && !name.contains("/") && !name.hasPrefix(".") && name != "info.json"
     }
 
     /// Updates the stored info of the kept recording (e.g. its final duration after stop).
@@ -81,7 +100,8 @@ public struct RecordingStore: Sendable {
         guard Self.isValidAppID(appID) else { return nil }
         let dir = root.appendingPathComponent(appID)
         guard let data = try? Data(contentsOf: dir.appendingPathComponent("info.json")),
-              let info = try? Self.decoder.decode(RecordingInfo.self, from: data) else { return nil }
+              let info = try? Self.decoder.decode(RecordingInfo.self, from: data),
+              Self.isRecordingFileName(info.fileName) else { return nil }
         let file = dir.appendingPathComponent(info.fileName)
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
         return Recording(file: file, info: info, store: self)

@@ -63,6 +63,46 @@ struct RecordingStoreTests {
         #expect(try String(contentsOf: store.kept(for: "app")!.file, encoding: .utf8) == "one")
     }
 
+    @Test("info.json naming a file outside the app's folder is no kept recording: discard deletes nothing there")
+    func infoNamingAnotherFolderIsIgnored() throws {
+        _ = try store.keep(try pending("app", bytes: "one"), info: info("app"))
+        let victim = store.root.appendingPathComponent("victim")
+        try Data("mine".utf8).write(to: victim)
+        let infoFile = store.root.appendingPathComponent("app/info.json")
+        let text = try String(contentsOf: infoFile, encoding: .utf8)
+        let name = try #require(store.kept(for: "app")).file.lastPathComponent
+        try Data(text.replacingOccurrences(of: name, with: "../victim").utf8).write(to: infoFile)
+        #expect(store.kept(for: "app") == nil)
+        #expect(!store.discard(appID: "app"))
+        #expect(FileManager.default.fileExists(atPath: victim.path))
+    }
+
+    @Test("a new kept recording removes the app's other recordings, even one whose info.json was unreadable")
+    func keepingRemovesStrays() throws {
+        let first = try store.keep(try pending("app", bytes: "one"), info: info("app"))
+        try Data("{ not json".utf8).write(to: store.root.appendingPathComponent("app/info.json"))
+        #expect(store.kept(for: "app") == nil)
+        let second = try store.keep(try pending("app", bytes: "two"), info: info("app"))
+        #expect(!FileManager.default.fileExists(atPath: first.file.path), "the first recording would stay on disk, seen by nothing")
+        let left = try FileManager.default.contentsOfDirectory(atPath: store.root.appendingPathComponent("app").path)
+            .filter { $0.hasPrefix("recording-") }
+        #expect(left == [second.file.lastPathComponent])
+    }
+
+    @Test("saving the kept recording while it is being recorded is refused")
+    func savingWhileRecordingIsRefused() throws {
+        var recording = info("app")
+        recording.inProgress = true
+        let rec = try store.keep(try pending("app", bytes: "half"), info: recording)
+        let lock = try store.lock(appID: "app")
+        let dest = base.appendingPathComponent("copy.mkv")
+        #expect(throws: RecordingError.self) { try rec.save(to: dest) }
+        #expect(!FileManager.default.fileExists(atPath: dest.path))
+        lock.release()
+        try rec.save(to: dest)
+        #expect(try String(contentsOf: dest, encoding: .utf8) == "half")
+    }
+
     @Test("save copies atomically and never overwrites unless asked")
     func saveNeverOverwritesUnlessAsked() throws {
         let rec = try store.keep(try pending("app", bytes: "movie"), info: info("app"))
