@@ -27,6 +27,32 @@ struct LivePolicyTests {
         #expect(duration > 1.5 && duration < max(2, writtenAfter) + 0.5, "duration \(duration), policy written \(writtenAfter) s in")
     }
 
+    @Test("a policy denying recording written while the consent dialog is open fails the start with disabled and keeps the previous recording")
+    func deniedDuringConsent() async throws {
+        var behaviour = LocalScreenCastProvider.Behaviour()
+        behaviour.consentDelay = .seconds(2)
+        let h = try RecorderHarness(behaviour: behaviour)
+        try await h.recorder.startRecording()
+        try await Task.sleep(for: .milliseconds(500))
+        _ = try await h.recorder.stopRecording()
+        let previous = try #require(h.recorder.keptRecording)
+        let spy = DelegateSpy()
+        h.recorder.delegate = spy
+        let recorder = h.recorder
+        let starting = Task { try await recorder.startRecording() }
+        try await Task.sleep(for: .milliseconds(500))   // the dialog is open
+        try h.writeUserPolicy("[defaults]\nrecording = deny\n")
+        let result = await starting.result
+        guard case .failure(let error) = result, case .disabled? = error as? RecordingError else {
+            Issue.record("expected disabled, got \(result)")
+            return
+        }
+        #expect(spy.firstTime(of: "started") == nil, "the recording started")
+        #expect(h.recorder.keptRecording == previous, "the previous recording is kept")
+        #expect(FileManager.default.fileExists(atPath: previous.file.path))
+        #expect(h.files(in: h.storeDir).filter { $0.hasPrefix("recording-") } == [previous.file.lastPathComponent])
+    }
+
     @Test("a max-duration already passed when it is set ends the recording at once")
     func maxDurationAlreadyPassed() async throws {
         let h = try RecorderHarness()

@@ -68,8 +68,11 @@ final class RecordingSession: Sendable {
     }
 
     /// Checks everything checkable, asks for consent, starts capture and waits for the first frame.
+    /// `policyNow` gives the policy's decision as it is after the consent dialog (which may stay open for a
+    /// long time): what it no longer allows fails the start before anything is recorded.
     static func start(appID: String, options: RecordingOptions, extraSinks: [any CaptureSink], keepsFile: Bool,
                       configuration: ScreenRecorderConfiguration, decision: PolicyDecision,
+                      policyNow: (@Sendable () -> PolicyDecision)? = nil,
                       onEnd: @escaping @Sendable (RecordingSession, RecordingError?) -> Void,
                       onProgress: @escaping @Sendable (RecordingProgress) -> Void) async throws(RecordingError) -> RecordingSession {
         // 1. Everything that needs no one's consent.
@@ -156,6 +159,23 @@ final class RecordingSession: Sendable {
             audioCore?.close()
             abandon(sinks, file, configuration.store, heldFile)
             throw error
+        }
+
+        // The policy may have changed while the dialog was open (an admin's edit, the allowed hours ending):
+        // what it no longer allows fails the start here, before a frame is recorded and before the previous
+        // kept recording is replaced.
+        var decision = decision
+        if let now = policyNow?(), now != decision {
+            do throws(RecordingError) {
+                try PreflightCheck(appID: appID, options: options, keepsFile: keepsFile, deliversToHandler: deliversToHandler,
+                                   configuration: configuration, decision: now).checkPolicy()
+            } catch {
+                await grant.close()
+                audioCore?.close()
+                abandon(sinks, file, configuration.store, heldFile)
+                throw error
+            }
+            decision = now
         }
 
         // 3. Capture.

@@ -270,6 +270,7 @@ public final class ScreenRecorder: Sendable {
             let session = try await RecordingSession.start(
                 appID: appID, options: options, extraSinks: extraSinks, keepsFile: !captureOnly,
                 configuration: configuration, decision: monitor.policyDecision,
+                policyNow: { [monitor] in monitor.policyDecision },
                 onEnd: { [weak self] session, error in self?.sessionEndedByItself(session, error) },
                 onProgress: { [weak self] progress in self?.emit(.progress(progress)) })
             let endedEarly = state.withLock { s -> RecordingError?? in
