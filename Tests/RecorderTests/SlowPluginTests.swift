@@ -31,6 +31,24 @@ struct SlowPluginTests {
         try #require(try MediaTool.probe(path).first { $0.type == "video" }?.frames)
     }
 
+    @Test("startRecording right behind a stopRecording still finalizing (a slow plugin draining) waits for it and starts: a toggle button")
+    func startRightBehindAStop() async throws {
+        var variant = TestPlugin.Variant(id: "ctoggle")
+        variant.sleepMillisecondsPerFrame = 100
+        let (h, _) = try harness(variant, closeTimeout: .seconds(5))
+        let recorder = h.recorder
+        try await recorder.startRecording(RecordingOptions().sinks(["ctoggle"]).cursor(.hidden))
+        try await Task.sleep(for: .seconds(1))
+        let stopping = Task { try await recorder.stopRecording() }
+        #expect(await eventually { !recorder.isRecording })
+        try await recorder.startRecording(RecordingOptions().cursor(.hidden))
+        let first = try await stopping.value
+        try await Task.sleep(for: .milliseconds(700))
+        let second = try await recorder.stopRecording()
+        #expect(first.file != second.file)
+        #expect(try mediaDuration(second.file.path) > 0.3)
+    }
+
     @Test("a plugin sleeping 100 ms per frame leaves the file with every captured frame, and stops in time")
     func slowPluginDoesNotStarveTheEncoder() async throws {
         var variant = TestPlugin.Variant(id: "cslow")

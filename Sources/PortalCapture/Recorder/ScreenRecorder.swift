@@ -156,6 +156,7 @@ public final class ScreenRecorder: Sendable {
     // MARK: recording
 
     /// Starts recording; returns once the first frame has been captured (the recording is then the kept one).
+    /// Called right behind a stop that is still finalizing, it waits for that stop first.
     public func startRecording(_ options: RecordingOptions = RecordingOptions()) async throws(RecordingError) {
         try await start(options, extraSinks: [])
     }
@@ -258,6 +259,12 @@ public final class ScreenRecorder: Sendable {
         // A recording that ended on its own may still be finishing (it holds the app's lock until its file is
         // final): a new one starts after it, as it would after `stopRecording`.
         if let finishing = state.withLock({ $0.finishing }) { _ = await finishing.outcome.value }
+        // Likewise a `stopRecording` or `stopCapture` still finalizing (a toggle button's start right behind
+        // its stop): it holds the app's lock until its file is final.
+        while state.withLock({ $0.stopsInFlight > 0 && $0.session == nil && !$0.starting }) {
+            guard !Task.isCancelled else { throw .userDeclined }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
         let microphone = state.withLock { s -> Bool? in
             guard s.session == nil, !s.starting else { return nil }
             s.starting = true
