@@ -58,6 +58,8 @@ public final class CapturePipeline: Sendable {
         var ended = false
         var finished = false
         var paused = false
+        /// The microphone's chunks go on as silence (ReplayKit's microphone switched off mid-recording).
+        var microphoneMuted = false
         var pausedAt: UInt64 = 0
         var pausedTotal: UInt64 = 0
         /// When samples stopped being accepted, on the samples' timeline (pauses taken out): the recording's
@@ -244,6 +246,14 @@ public final class CapturePipeline: Sendable {
 
     public var isPaused: Bool { state.withLock { $0.paused } }
 
+    /// Mutes or unmutes the microphone from now on: its chunks go on, timed as before, as silence, so the
+    /// audio track keeps its length and a mix keeps system audio.
+    public func setMicrophoneMuted(_ muted: Bool) {
+        state.withLock { $0.microphoneMuted = muted }
+    }
+
+    public var isMicrophoneMuted: Bool { state.withLock { $0.microphoneMuted } }
+
     /// Seconds of recording time now: the monotonic clock since the first frame, less the time paused (0
     /// before the first frame). Unlike `statistics.duration` it advances while a producer sends nothing, so a
     /// time limit cuts audio and video at the same moment.
@@ -363,6 +373,7 @@ public final class CapturePipeline: Sendable {
             start = s.startTime
             s.audioChunks += 1
             if !systemAudio { s.microphoneChunks += 1 }
+            if !systemAudio && s.microphoneMuted { buffer = buffer.silenced }
             return true
         }
         guard accepted, let kept = buffer.dropping(before: start) else { return }
@@ -412,7 +423,9 @@ public final class CapturePipeline: Sendable {
         kept.sort { $0.chunk.timestamp < $1.chunk.timestamp }   // a source's own chunks are in this order already
         s.audioChunks += kept.count
         s.microphoneChunks += kept.filter { $0.source == 0 }.count
-        for (chunk, source) in kept { enqueue(chunk, source: source, sinkFormat: s.sinkAudioFormat) }
+        for (chunk, source) in kept {
+            enqueue(source == 0 && s.microphoneMuted ? chunk.silenced : chunk, source: source, sinkFormat: s.sinkAudioFormat)
+        }
     }
 
     /// Opens the sinks with the first frame's processed format; false (nothing opened, the frame withheld) when

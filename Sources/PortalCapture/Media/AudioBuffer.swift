@@ -18,6 +18,11 @@ public struct AudioBuffer: Sendable {
     /// Number of sample frames (one sample per channel).
     public var frameCount: Int { format.bytesPerFrame == 0 ? 0 : bytes.count / format.bytesPerFrame }
 
+    /// The same chunk, silent: every sample 0 (all-zero bytes are 0 in both F32 and S16).
+    public var silenced: AudioBuffer {
+        AudioBuffer(format: format, timestamp: timestamp, sequence: sequence, bytes: [UInt8](repeating: 0, count: bytes.count))
+    }
+
     /// Duration in nanoseconds.
     public var duration: UInt64 {
         format.sampleRate == 0 ? 0 : UInt64(frameCount) * 1_000_000_000 / UInt64(format.sampleRate)

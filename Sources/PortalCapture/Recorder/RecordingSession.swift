@@ -314,6 +314,11 @@ final class RecordingSession: Sendable {
     func pause() -> Bool { guard !pipeline.isPaused else { return false }; pipeline.pause(); return true }
     func resume() -> Bool { guard pipeline.isPaused else { return false }; pipeline.resume(); return true }
 
+    /// Whether this recording takes the microphone (it can be muted and unmuted, not added later).
+    var recordsMicrophone: Bool { options.microphone }
+    /// Mutes (silence in its place) or unmutes the microphone from now on.
+    func setMicrophoneMuted(_ muted: Bool) { pipeline.setMicrophoneMuted(muted) }
+
     /// Asks the owner to end the recording with `error` (nil: a normal stop, e.g. max duration); once.
     func end(_ error: RecordingError?) {
         let first = state.withLock { s -> Bool in

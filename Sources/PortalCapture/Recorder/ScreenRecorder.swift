@@ -110,10 +110,18 @@ public final class ScreenRecorder: Sendable {
     public var isPaused: Bool { state.withLock { $0.session?.isPaused ?? false } }
 
     /// Whether the next recording includes the microphone when its options do not say
-    /// (`RecordingOptions.microphone`, set to either value, overrides it).
+    /// (`RecordingOptions.microphone`, set to either value, overrides it). Set while a recording that takes the
+    /// microphone runs, it mutes it (silence from then on, the audio track going on) and unmutes it, as
+    /// ReplayKit's does; a recording started without the microphone cannot gain it.
     public var isMicrophoneEnabled: Bool {
         get { state.withLock { $0.microphoneEnabled } }
-        set { state.withLock { $0.microphoneEnabled = newValue } }
+        set {
+            let session = state.withLock { s -> RecordingSession? in
+                s.microphoneEnabled = newValue
+                return s.session
+            }
+            if let session, session.recordsMicrophone { session.setMicrophoneMuted(!newValue) }
+        }
     }
 
     /// The app's kept recording, if any. While a recording that will be kept runs, it is that one, unfinished
@@ -280,13 +288,16 @@ public final class ScreenRecorder: Sendable {
                 policyNow: { [monitor] in monitor.policyDecision },
                 onEnd: { [weak self] session, error in self?.sessionEndedByItself(session, error) },
                 onProgress: { [weak self] progress in self?.emit(.progress(progress)) })
-            let endedEarly = state.withLock { s -> RecordingError?? in
+            let (endedEarly, microphoneNow) = state.withLock { s -> (RecordingError??, Bool) in
                 s.session = session
                 s.starting = false
+                let microphoneNow = s.microphoneEnabled
                 defer { s.endedWhileStarting = nil }
-                guard let ended = s.endedWhileStarting, ended.session === session else { return nil }
-                return .some(ended.error)
+                guard let ended = s.endedWhileStarting, ended.session === session else { return (nil, microphoneNow) }
+                return (.some(ended.error), microphoneNow)
             }
+            // The microphone switched off while the consent dialog was open: muted from the start.
+            if session.recordsMicrophone && options.microphoneChoice == nil && !microphoneNow { session.setMicrophoneMuted(true) }
             emit(.started)
             if let endedEarly { sessionEndedByItself(session, endedEarly) }
             // The policy may have changed while the consent dialog was open: it applies from the start.
