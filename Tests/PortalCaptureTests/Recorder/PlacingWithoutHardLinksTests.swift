@@ -22,8 +22,13 @@ struct PlacingWithoutHardLinksTests {
                                                            droppedFrames: 0))
     }
 
+    /// Partial files and hidden names left on the volume. `.fuse_hidden*` is not one: it is how the FUSE
+    /// driver keeps a file that was replaced while a descriptor to it is still open somewhere (in a full
+    /// parallel run, a process another test started at that moment inherits the test's descriptors for a
+    /// while: one appeared once for the file `replaced.mkv` replaced).
     func leftovers(_ volume: ExFatVolume) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: volume.mountPoint.path).filter { $0.contains("partial") || $0.hasPrefix(".") }
+        try FileManager.default.contentsOfDirectory(atPath: volume.mountPoint.path)
+            .filter { ($0.contains("partial") || $0.hasPrefix(".")) && !$0.hasPrefix(".fuse_hidden") }
     }
 
     @Test("saving the kept recording onto exFAT works, refuses an existing file, and replaces it when asked")
