@@ -16,6 +16,8 @@ final class RecordingSession: Sendable {
     private let grant: any ScreenCastGrant
     private let audioCore: PipeWireCore?
     private let pipeline: CapturePipeline
+    /// Serializes policy changes (see `policyChanged`).
+    private let policyUpdate = Mutex(())
     /// The file the recording is written to (the kept one, or the partial file beside its output).
     let file: URL?
     /// Where `file` goes when the recording ends (the options' output), or nil for a kept recording.
@@ -482,17 +484,24 @@ final class RecordingSession: Sendable {
 
     /// The policy changed while recording: what it no longer allows ends the recording (`disabled`), and a
     /// new max duration applies from now on (at once when already reached, as a normal stop).
-    func policyChanged(_ decision: PolicyDecision) {
-        // Kept first: the end's output check must see the policy that stopped the recording.
-        state.withLock { $0.decision = decision }
-        do throws(RecordingError) {
-            try PreflightCheck(appID: appID, options: options, keepsFile: keepsFile, deliversToHandler: deliversToHandler,
-                               configuration: configuration, decision: decision).checkPolicy()
-        } catch {
-            end(error)
-            return
+    ///
+    /// `current` is read under `policyUpdate`: two changes applied at once from two threads (the policy
+    /// watcher, the end of a start) cannot leave the older decision in force.
+    func policyChanged(_ current: () -> PolicyDecision) {
+        let failure: RecordingError? = policyUpdate.withLock { _ in
+            let decision = current()
+            // Kept first: the end's output check must see the policy that stopped the recording.
+            state.withLock { $0.decision = decision }
+            do throws(RecordingError) {
+                try PreflightCheck(appID: appID, options: options, keepsFile: keepsFile, deliversToHandler: deliversToHandler,
+                                   configuration: configuration, decision: decision).checkPolicy()
+            } catch {
+                return error
+            }
+            state.withLock { $0.limit = Self.maxDuration(options, decision) }
+            return nil
         }
-        state.withLock { $0.limit = Self.maxDuration(options, decision) }
+        if let failure { end(failure) }
     }
 
     private func startTimers(onProgress: @escaping @Sendable (RecordingProgress) -> Void) {

@@ -301,7 +301,7 @@ public final class ScreenRecorder: Sendable {
             emit(.started)
             if let endedEarly { sessionEndedByItself(session, endedEarly) }
             // The policy may have changed while the consent dialog was open: it applies from the start.
-            session.policyChanged(monitor.policyDecision)
+            session.policyChanged { monitor.policyDecision }
         } catch {
             state.withLock { $0.starting = false }
             throw error
@@ -362,7 +362,7 @@ public final class ScreenRecorder: Sendable {
     /// audio, a sink, the output place) stops it with `disabled`; a new max duration applies from now on.
     private func policyChanged() {
         guard let session = state.withLock({ $0.session }) else { return }
-        session.policyChanged(monitor.policyDecision)
+        session.policyChanged { monitor.policyDecision }
     }
 
     private func emitStopped(_ error: RecordingError?) { emit(.stopped(error: error)) }
