@@ -102,18 +102,25 @@ final class AvailabilityMonitor: Sendable {
         recompute()
     }
 
+    /// Held from working out a change to handing it to `onChange` (which only queues it): the PipeWire poll,
+    /// the portal task, the policy watcher and `refresh()` run on different threads, and two changes must reach
+    /// the delegate in the order `current` took them, or it would end on a stale value.
+    private let changeOrder = Mutex(())
+
     private func recompute() {
-        let changed = state.withLock { s -> Availability? in
-            var reasons: [Availability.Reason] = []
-            reasons += s.policy.reasons.map { .policy($0.description) }
-            if let p = s.portal { reasons.append(.portal(p)) }
-            if let p = s.pipewire { reasons.append(.pipewire(p)) }
-            let next = Availability(reasons: reasons)
-            guard next != s.current else { return nil }
-            s.current = next
-            return next
+        changeOrder.withLock { _ in
+            let changed = state.withLock { s -> Availability? in
+                var reasons: [Availability.Reason] = []
+                reasons += s.policy.reasons.map { .policy($0.description) }
+                if let p = s.portal { reasons.append(.portal(p)) }
+                if let p = s.pipewire { reasons.append(.pipewire(p)) }
+                let next = Availability(reasons: reasons)
+                guard next != s.current else { return nil }
+                s.current = next
+                return next
+            }
+            if let changed, let onChange { onChange(changed) }
         }
-        if let changed, let onChange { onChange(changed) }
     }
 
     /// Whether PipeWire's socket accepts a connection (`$PIPEWIRE_RUNTIME_DIR` or `$XDG_RUNTIME_DIR`, then
