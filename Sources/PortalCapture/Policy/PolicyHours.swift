@@ -70,11 +70,18 @@ public struct PolicyHours: Sendable, Hashable, CustomStringConvertible {
     /// saving changes are honoured); nil when it never changes (`always`, `never`). A boundary that changes nothing
     /// is passed over: `02:00-03:00` does not exist on the day the clocks skip from 02:00 to 03:00, so nothing
     /// opens or closes then.
+    ///
+    /// A daylight saving change is a candidate too: when the clocks go back, the wall clock jumps back an hour
+    /// and may leave a window (`02:30-04:00` at 02:45 summer time becomes 02:00 winter time) or enter one with
+    /// no boundary's wall-clock time passing.
     public func nextBoundary(after date: Date, in timeZone: TimeZone) -> Date? {
+        guard !boundaries.isEmpty else { return nil }
         let inside = contains(date, in: timeZone)
         var from = date
-        for _ in 0..<(2 * boundaries.count + 2) {
-            guard let candidate = nextWallClockBoundary(after: from, in: timeZone) else { return nil }
+        for _ in 0..<(2 * boundaries.count + 4) {
+            let wallClock = nextWallClockBoundary(after: from, in: timeZone)
+            let transition = timeZone.nextDaylightSavingTimeTransition(after: from)
+            guard let candidate = [wallClock, transition].compactMap({ $0 }).min() else { return nil }
             if contains(candidate, in: timeZone) != inside { return candidate }
             from = candidate
         }

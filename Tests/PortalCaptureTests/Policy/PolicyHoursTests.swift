@@ -80,6 +80,17 @@ struct PolicyHoursTests {
         #expect(next == T.date("2025-03-30 06:00", T.utc))
     }
 
+    @Test("in the hour the clocks repeat, a window closes or opens at the moment they go back")
+    func windowAcrossTheFold() {
+        // 2026-10-25: Berlin's clocks go from 03:00 summer time back to 02:00 winter time (01:00 UTC).
+        // At 02:45 summer time (00:45 UTC) 02:30-04:00 is open; at 01:00 UTC the wall clock reads 02:00: closed.
+        let closes = Self.hours("02:30-04:00").nextBoundary(after: T.date("2026-10-25 00:45", T.utc), in: T.berlin)
+        #expect(closes == T.date("2026-10-25 01:00", T.utc))
+        // 00:00-02:30 is closed at 02:45 summer time and open again from 02:00 winter time, at 01:00 UTC.
+        let opens = Self.hours("00:00-02:30").nextBoundary(after: T.date("2026-10-25 00:45", T.utc), in: T.berlin)
+        #expect(opens == T.date("2026-10-25 01:00", T.utc))
+    }
+
     @Test("always and never have no boundaries")
     func noBoundaries() {
         #expect(PolicyHours.always.nextBoundary(after: T.date("2025-03-24 10:00"), in: T.utc) == nil)
