@@ -34,7 +34,7 @@ let package = Package(
         .executableTarget(name: "TestPortalBackend", dependencies: ["PortalCapture", "PortalTestSupport", "CPipeWire"]),
         .target(name: "ExampleSinkPlugin", dependencies: ["CPluginABI"]),
         // A child process for sink tests that kill a recording mid-way (crash safety of the files), and the
-        // encoder benchmark's driver (bench/encoder.sh).
+        // encoder benchmark's driver (bench/encoder/run).
         .executableTarget(name: "SinkTestHelper", dependencies: ["Plugins", "PortalTestSupport"]),
         // The capture and recording-memory benchmarks' driver (bench/capture/run, bench/recording-memory/run).
         .executableTarget(name: "pwrecord-bench", dependencies: ["PortalCapture", "Plugins", "PortalTestSupport"],

@@ -221,7 +221,12 @@ extension AudioCaptureStream: StreamHandleOwner, PipeWireCoreObserver {
         guard pw_stream_get_time_n(stream, &time, MemoryLayout<pw_time>.size) == 0, time.now > 0 else { return nil }
         var delay: Int64 = 0
         if time.delay > 0, time.rate.denom > 0 {
-            delay = time.delay * 1_000_000_000 * Int64(time.rate.num) / Int64(time.rate.denom)
+            // A bogus delay or rate (the peer's Latency param) must not trap on the real-time thread: on
+            // overflow the chunk is stamped by its arrival instead.
+            let (scaled, o1) = time.delay.multipliedReportingOverflow(by: 1_000_000_000)
+            let (product, o2) = scaled.multipliedReportingOverflow(by: Int64(time.rate.num))
+            guard !o1, !o2 else { return nil }
+            delay = product / Int64(time.rate.denom)
         }
         return UInt64(time.now) > UInt64(delay) ? UInt64(time.now) - UInt64(delay) : nil
     }

@@ -89,7 +89,12 @@ public struct VideoCaptureOptions: Sendable, Equatable {
         if preferredFrameRate.denominator < 1 || maxFrameRate.denominator < 1 || maxFrameRate.numerator < 1 {
             throw .invalidArgument("frame rate \(preferredFrameRate) (max \(maxFrameRate))")
         }
-        if maxCursorSize < 1 { throw .invalidArgument("maxCursorSize \(maxCursorSize)") }
+        // The cursor meta's and a frame's byte sizes go to PipeWire as Int32: refused here, not trapped on the
+        // first format.
+        if maxCursorSize < 1 || maxCursorSize > 4096 { throw .invalidArgument("maxCursorSize \(maxCursorSize) (1...4096)") }
+        if maxWidth > 16384 || maxHeight > 16384 {
+            throw .invalidArgument("max size \(maxWidth)x\(maxHeight) (at most 16384 on each side)")
+        }
         if let t = noFrameTimeout, t <= .zero { throw .invalidArgument("noFrameTimeout \(t)") }
         if !(2...16).contains(bufferCount) { throw .invalidArgument("bufferCount \(bufferCount) (2...16)") }
         if maximumBorrowedFrames < 1 { throw .invalidArgument("maximumBorrowedFrames \(maximumBorrowedFrames)") }

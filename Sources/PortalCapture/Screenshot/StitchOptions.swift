@@ -6,8 +6,8 @@ public struct StitchOptions: Sendable, Equatable {
     /// The tallest image to build, in rows. The frame that would take the image past it is not used, the
     /// stitcher stops and reports `.reachedMaximumHeight`.
     public var maximumHeight: Int
-    /// The fewest rows two frames must share when they share only blank (uniform) rows, so an offset is
-    /// never guessed from a sliver. Offsets found through distinct rows need only those rows.
+    /// The fewest rows two frames must share for any offset to be taken, so an offset is never guessed from
+    /// a sliver (docs/screenshots.md); a change confined to fewer rows (a blinking caret) counts as unchanged.
     public var minimumOverlap: Int
     /// The share of shared rows that may differ when an offset is found through distinct rows (an animation
     /// in the page, a blinking caret, a pointer drawn into the frames), 0...0.5. Offsets found by the

@@ -193,6 +193,16 @@ struct PipeWireOptionsTests {
         #expect(throws: Never.self) { try VideoCaptureOptions().validate() }
     }
 
+    @Test("capture options whose cursor meta or frame size cannot fit PipeWire's Int32 sizes are refused, not trapped on the first format")
+    func oversizedCaptureOptions() {
+        var o = VideoCaptureOptions()
+        o.maxCursorSize = 30_000
+        #expect(throws: PipeWireError.self) { try o.validate() }
+        o = VideoCaptureOptions()
+        o.maxWidth = 40_000
+        #expect(throws: PipeWireError.self) { try o.validate() }
+    }
+
     @Test("bad producer formats are refused", arguments: [
         VideoFormat(pixelFormat: .bgrx, width: 0, height: 10),
         VideoFormat(pixelFormat: .bgrx, width: 10, height: 100_000),
