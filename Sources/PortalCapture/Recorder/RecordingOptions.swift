@@ -39,7 +39,8 @@ public struct RecordingOptions: Sendable, Equatable {
     public var masks: [PixelRect] = []
     /// Stop by itself after this many seconds (the policy's max-duration still applies when shorter).
     public var maxDuration: Double?
-    /// Sink specs (`encoder:container=mkv,codec=h264`, `raw`, ...). Empty means the default encoder.
+    /// Extra sinks beside the recording's own encoder file (which `startRecording` always writes), each a
+    /// spec with an output of its own: `raw:output=frames.y4m`, `frames:output=shots,every=30`, a plugin id.
     public var sinks: [String] = []
     /// The container (the recording's file extension): mkv, mp4 or webm. Left unset, it follows `output`'s
     /// extension when that names one, else mkv.
@@ -54,8 +55,9 @@ public struct RecordingOptions: Sendable, Equatable {
         set { codecChoice = newValue }
     }
     private var codecChoice: String?
-    /// Where the recording will be saved by `stopRecording(output:)`, when known at start: it is checked
-    /// (policy output dirs, writable, not existing unless `overwrite`) before the user is asked anything.
+    /// Where the recording goes instead of the app's kept recording (written beside it, placed there when it
+    /// ends, however it is stopped): it is checked (policy output dirs, writable, not existing unless
+    /// `overwrite`) before the user is asked anything.
     public var output: URL?
     public var overwrite = false
 
