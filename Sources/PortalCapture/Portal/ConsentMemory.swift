@@ -24,8 +24,13 @@ public struct ConsentMemory: Sendable {
     /// The app's token if remembering is enabled, the token is young enough and was granted for `selection`
     /// (``ScreenCastOptions/consentSelection``); an expired one is deleted, one for another selection is kept.
     public func token(for appID: String, selection: String, now: Date = Date()) -> String? {
-        guard isEnabled, store.entry(for: appID)?.selection == selection else { return nil }
-        return store.token(for: appID, maxAge: maxAge.map(\.inSeconds) ?? .infinity, now: now)
+        entry(for: appID, selection: selection, now: now)?.token
+    }
+
+    /// `token(for:selection:now:)` with the time it was issued, from one read of the store.
+    public func entry(for appID: String, selection: String, now: Date = Date()) -> RestoreTokenStore.Entry? {
+        guard isEnabled, let entry = store.entry(for: appID), entry.selection == selection else { return nil }
+        return store.fresh(entry, for: appID, maxAge: maxAge.map(\.inSeconds) ?? .infinity, now: now)
     }
 
     /// Stores a token `Start` returned for `selection`, issued `now`.

@@ -25,12 +25,17 @@ public struct RestoreTokenStore: Sendable {
 
     /// The token for `appID` if it is younger than `maxAge`; an older one is deleted and nil returned.
     public func token(for appID: String, maxAge: TimeInterval, now: Date = Date()) -> String? {
-        guard let entry = entry(for: appID) else { return nil }
+        entry(for: appID).flatMap { fresh($0, for: appID, maxAge: maxAge, now: now) }?.token
+    }
+
+    /// `entry` (read for `appID`) if it is younger than `maxAge` (and not from the future); else it is deleted
+    /// and nil returned.
+    func fresh(_ entry: Entry, for appID: String, maxAge: TimeInterval, now: Date) -> Entry? {
         if now.timeIntervalSince(entry.issued) > maxAge || entry.issued > now.addingTimeInterval(60) {
             remove(for: appID)
             return nil
         }
-        return entry.token
+        return entry
     }
 
     /// The stored entry, whatever its age.
@@ -68,8 +73,7 @@ public struct RestoreTokenStore: Sendable {
     /// file renamed over the old one) with mode 0600 in a 0700 directory.
     public func store(_ token: String, for appID: String, selection: String = "", now: Date = Date()) throws(StoreError) {
         guard let url = fileURL(for: appID) else { throw .invalidAppID(appID) }
-        guard !token.isEmpty, !token.contains("\n") else { throw .invalidToken }
-        guard !selection.contains("\n") else { throw .invalidToken }
+        guard !token.isEmpty, !token.contains("\n"), !selection.contains("\n") else { throw .invalidToken }
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])

@@ -143,10 +143,10 @@ public final class ScreenCastPortal: PortalInterfaceClient {
         let selection = options.consentSelection
         if let remembering, capabilities.version >= ScreenCastOptions.Version.persistence {
             if options.persistMode == nil { options.persistMode = .persistent }
-            if options.restoreToken == nil, let token = remembering.token(for: appID, selection: selection) {
-                options.restoreToken = token
+            if options.restoreToken == nil, let entry = remembering.entry(for: appID, selection: selection) {
+                options.restoreToken = entry.token
                 storedTokenUsed = true
-                consentGiven = remembering.store.entry(for: appID).map { ($0.token, $0.issued) }
+                consentGiven = (entry.token, entry.issued)
             }
         }
         _ = try options.encoded(for: capabilities)
