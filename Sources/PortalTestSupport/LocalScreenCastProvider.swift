@@ -14,6 +14,8 @@ public final class LocalScreenCastProvider: ScreenCastProvider {
         public var remote: String?
         /// How long the "dialog" stays open before the grant (nothing by default).
         public var consentDelay: Duration?
+        /// The cast's node exists and links but never sends a frame (a compositor that stalls).
+        public var silent = false
         public init() {}
     }
 
@@ -52,6 +54,7 @@ public final class LocalScreenCastProvider: ScreenCastProvider {
                 core: core, options: VideoProducerOptions(format: behaviour.format, nodeName: "local-cast-\(request.appID)"),
                 cursor: request.cursor == .metadata ? TestCursor.provider : nil, render: TestPattern.render)
             let node = try await producer.waitUntilReady()
+            if behaviour.silent { producer.pause() }
             let grant = LocalGrant(core: core, producer: producer, nodeID: node.id,
                                    size: (behaviour.format.width, behaviour.format.height))
             state.withLock { $0.grants.append(grant) }

@@ -80,6 +80,33 @@ struct ScreenRecorderTests {
         _ = try await h.recorder.stopRecording()
     }
 
+    @Test("a cast that never sends a frame fails the start after firstFrameTimeout, saying the stream was linked and got no buffer, and keeps the previous recording")
+    func silentCastSaysHowFarItGot() async throws {
+        let h = try RecorderHarness { $0.firstFrameTimeout = .seconds(2) }
+        try await h.recorder.startRecording()
+        let first = try await h.recorder.stopRecording()
+        var b = h.provider.behaviour
+        b.silent = true
+        h.provider.behaviour = b
+        let begun = ContinuousClock.now
+        var failure: RecordingError?
+        do {
+            try await h.recorder.startRecording()
+        } catch {
+            failure = error
+        }
+        guard case .failedToStart(let reason)? = failure else {
+            Issue.record("expected failedToStart, got \(String(describing: failure))")
+            return
+        }
+        #expect(reason.contains("no frame arrived within 2.0 seconds"), "\(reason)")
+        #expect(reason.contains("0 buffers received, 0 frames"), "\(reason)")
+        #expect(reason.contains("is paused") || reason.contains("is streaming"), "linked: \(reason)")
+        #expect(ContinuousClock.now - begun < .seconds(6))
+        #expect(h.recorder.keptRecording == first)
+        #expect(!h.recorder.isRecording)
+    }
+
     @Test("declined consent gives userDeclined, creates nothing and keeps the previous recording")
     func declinedCreatesNothing() async throws {
         let h = try RecorderHarness()

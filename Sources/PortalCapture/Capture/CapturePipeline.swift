@@ -284,6 +284,22 @@ public final class CapturePipeline: Sendable {
     /// The video stream, while it runs.
     var videoStream: VideoCaptureStream? { streams.withLock { $0.video } }
 
+    /// Where a start still waiting for its first frame stands, for the error that gives up on it: whether
+    /// PipeWire linked the video stream, buffers came, frames reached the pipeline, and the sinks opened.
+    public var startProgress: String {
+        guard let video = videoStream else { return "the video stream was not created" }
+        let stats = video.statistics
+        let node = video.nodeID.map { " (our node \($0))" } ?? ""
+        let skipped = stats.framesSkipped > 0
+            ? ", \(stats.framesSkipped) skipped (\(stats.skippedInvalid) invalid, \(stats.skippedCorrupted) corrupted, \(stats.skippedNoStorage) without storage)"
+            : ""
+        var text = "the video stream\(node) is \(video.state), "
+        text += video.currentFormat.map { "format \($0)" } ?? "no format agreed"
+        text += ", \(stats.buffersReceived) buffers received, \(stats.framesDelivered) frames\(skipped)"
+        if sinksOpened.load(ordering: .acquiring) { text += "; the sinks were still opening" }
+        return text
+    }
+
     /// The audio format the sinks were opened with (the file's), once they are; nil without audio.
     public var audioFormat: AudioFormat? { state.withLock { $0.sinkAudioFormat } }
 

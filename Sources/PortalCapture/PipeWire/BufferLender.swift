@@ -199,26 +199,30 @@ final class BufferLender: @unchecked Sendable {
     func attach(_ stream: OpaquePointer) { self.stream = stream }
 
     /// `add_buffer`: maps a memfd buffer, or a DMA-BUF (the stream negotiates those with the linear modifier
-    /// only, so they map like memfds); other kinds are not lent (the caller copies them).
-    func add(_ buffer: UnsafeMutablePointer<pw_buffer>) {
-        guard let spa = buffer.pointee.buffer, spa.pointee.n_datas > 0 else { return }
+    /// only, so they map like memfds), no further than can be read (`BufferExtent`). False when it did not
+    /// take the buffer (another kind, nothing readable, no mapping, no slot left): the stream's copy path reads
+    /// it then, or finds it unreadable.
+    @discardableResult
+    func add(_ buffer: UnsafeMutablePointer<pw_buffer>) -> Bool {
+        guard let spa = buffer.pointee.buffer, spa.pointee.n_datas > 0 else { return false }
         let data = spa.pointee.datas[0]
-        guard data.type == SPA_DATA_MemFd.rawValue || data.type == SPA_DATA_DmaBuf.rawValue else { return }
+        guard data.type == SPA_DATA_MemFd.rawValue || data.type == SPA_DATA_DmaBuf.rawValue,
+              let readable = BufferExtent.readableBytes(data) else { return false }
+        let slot = slots.firstIndex(where: { $0 == nil }) ?? slots.count
+        guard slot < Self.maximumSlots else { return false }
         // A DMA-BUF is synced (ioctl on its descriptor) when its frame is released, which may come after PipeWire
         // removed the buffer and closed the descriptor, or reused its number: the mapping keeps a duplicate.
         var owned: Int32?
         if let access = DmaBufAccess(data) {
             let own = fcntl(access.fd, F_DUPFD_CLOEXEC, 0)
-            guard own >= 0 else { return }   // not lent: copied
+            guard own >= 0 else { return false }
             owned = own
         }
         guard let mapping = SharedMapping(fd: Int32(truncatingIfNeeded: data.fd), offset: Int(data.mapoffset),
-                                          size: Int(data.maxsize), owning: owned) else {
+                                          size: readable, owning: owned) else {
             if let owned { Glibc.close(owned) }
-            return
+            return false
         }
-        let slot = slots.firstIndex(where: { $0 == nil }) ?? slots.count
-        guard slot < Self.maximumSlots else { return }   // not lent: copied
         if slot == slots.count { slots.append(nil) }
         slots[slot] = LentBuffer(buffer: buffer, slot: slot, mapping: mapping)
         cacheWarmer?.add(object: slots[slot])
@@ -226,6 +230,7 @@ final class BufferLender: @unchecked Sendable {
         listSlotTable()
         buffer.pointee.user_data = UnsafeMutableRawPointer(bitPattern: slot + 1)
         bufferCount += 1
+        return true
     }
 
     /// `remove_buffer`: a lent buffer stays mapped for its frames (their storage keeps the mapping) but is never
@@ -260,6 +265,9 @@ final class BufferLender: @unchecked Sendable {
         }
         return known.mapping.data
     }
+
+    /// How many bytes of `buffer`'s data the mapping here holds (all that may be read), if it maps it.
+    func mappedSize(_ buffer: UnsafeMutablePointer<pw_buffer>) -> Int? { known(buffer)?.mapping.size }
 
     /// Whether one more buffer could be lent now (as `lend` judges it): a frame already lent may then wait for
     /// the next one without that one being copied.

@@ -12,8 +12,10 @@ final class MemfdBufferSet {
     }
     private var allocations: [Allocation] = []
 
-    /// A new shared mapping of `size` bytes and its fd.
-    func allocate(size: Int) throws(PipeWireError) -> (fd: Int32, memory: UnsafeMutableRawPointer) {
+    /// A new shared mapping of `size` bytes and its fd. With `writeOnly` the fd handed back is the memfd
+    /// opened again for writing alone (`/proc/self/fd`): a consumer's read mapping of it fails (EACCES), as a
+    /// device buffer whose driver refuses CPU access does; this side keeps its own mapping.
+    func allocate(size: Int, writeOnly: Bool = false) throws(PipeWireError) -> (fd: Int32, memory: UnsafeMutableRawPointer) {
         let fd = cpw_memfd_create("pwrecord-frame", CPW_MFD_CLOEXEC | CPW_MFD_ALLOW_SEALING)
         guard fd >= 0 else { throw .bufferAllocationFailed(function: "memfd_create", errno: errno) }
         guard ftruncate(fd, off_t(size)) == 0 else {
@@ -27,8 +29,23 @@ final class MemfdBufferSet {
             Glibc.close(fd)
             throw .bufferAllocationFailed(function: "mmap", errno: err)
         }
-        allocations.append(Allocation(fd: fd, memory: memory, size: size))
-        return (fd, memory)
+        var handed = fd
+        if writeOnly {
+            handed = open("/proc/self/fd/\(fd)", O_WRONLY | O_CLOEXEC)
+            let err = errno
+            Glibc.close(fd)
+            guard handed >= 0 else {
+                munmap(memory, size)
+                throw .bufferAllocationFailed(function: "open(O_WRONLY)", errno: err)
+            }
+        }
+        allocations.append(Allocation(fd: handed, memory: memory, size: size))
+        return (handed, memory)
+    }
+
+    /// The size of the allocation mapped at `memory`, if it is one of these.
+    func size(of memory: UnsafeMutableRawPointer) -> Int? {
+        allocations.first { $0.memory == memory }?.size
     }
 
     /// Unmaps and closes the allocation with `fd` (`remove_buffer`).

@@ -42,7 +42,7 @@ import Synchronization
 /// "DMA-BUFs" are memfds (no GPU here): the negotiation and the mmap path are proven, a GPU's buffers are not.
 public final class VideoCaptureStream: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `handle`, `lender`, `stopping`, `format`, `modifier`, `offersDmaBuf`,
-    // `dmaBufMappings`, `pool`, `cursorBox`, `lastFrame`, `sequence` and `frameCounts` are only touched under
+    // `copyMappings`, `pool`, `cursorBox`, `lastFrame`, `sequence` and `frameCounts` are only touched under
     // `frameLock` (the data thread's `process` and the loop thread's callbacks and teardown share them; a
     // teardown on the data thread clears `handle` there). `shared` is a Mutex; everything else is immutable.
     public let core: PipeWireCore
@@ -64,7 +64,7 @@ public final class VideoCaptureStream: @unchecked Sendable {
     /// offered (false after a refusal: the stream keeps to shared memory from then on).
     @exclusivity(unchecked) private var modifier: VideoParams.NegotiatedModifier?
     @exclusivity(unchecked) private var offersDmaBuf: Bool
-    private let dmaBufMappings = DmaBufMappings()
+    private let copyMappings = CopyPathMappings()
     @exclusivity(unchecked) private var pool: [FrameStorage] = []
     /// The cursor as the last buffers left it, boxed once per change and shared by the frames (`VideoFrame.cursorBox`).
     @exclusivity(unchecked) private var cursorBox: CursorBox?
@@ -263,7 +263,7 @@ public final class VideoCaptureStream: @unchecked Sendable {
             // Outside the frame lock: destroying waits for the data thread to leave `process`.
             going?.destroy(on: core)
             frameLock.withLock { _ in
-                dmaBufMappings.removeAll()
+                copyMappings.removeAll()
                 lastFrame = nil
             }
         }
@@ -392,15 +392,32 @@ extension VideoCaptureStream: StreamHandleOwner {
     }
 
     func streamAddBuffer(_ buffer: UnsafeMutablePointer<pw_buffer>) {
-        frameLock.withLock { _ in
-            if let lender { lender.add(buffer) } else { dmaBufMappings.add(buffer) }
+        let readable = frameLock.withLock { _ -> Bool in
+            if let lender, lender.add(buffer) { return true }
+            return copyMappings.add(buffer)
         }
+        // A DMA-BUF that cannot be mapped (a driver refusing CPU access, or no size to map) can never be read:
+        // ask for shared memory instead, once this callback has returned (parameters are not updated from
+        // inside the buffer negotiation).
+        guard !readable else { return }
+        core.deferOnLoop { [weak self] in self?.refuseUnmappableDmaBuf() }
+    }
+
+    /// The DMA-BUF modifier in use is refused, as one mmap cannot read (see `refuse`), unless the stream has
+    /// left it meanwhile.
+    private func refuseUnmappableDmaBuf() {
+        let current = frameLock.withLock { _ -> (OpaquePointer, DRMFormatModifier)? in
+            guard offersDmaBuf, !stopping, let stream = handle?.stream, case .fixed(let m)? = modifier else { return nil }
+            return (stream, m)
+        }
+        guard let (stream, refused) = current else { return }
+        refuse(refused, stream: stream)
     }
 
     func streamRemoveBuffer(_ buffer: UnsafeMutablePointer<pw_buffer>) {
         frameLock.withLock { _ in
             lender?.remove(buffer)
-            dmaBufMappings.remove(buffer)
+            copyMappings.remove(buffer)
         }
     }
 
@@ -572,15 +589,24 @@ extension VideoCaptureStream {
                        format: VideoFormat, timestamp: UInt64, outcome: inout FrameOutcome) -> VideoFrame? {
         let data = buffer.pointee.datas[0]
         guard let chunk = data.chunk?.pointee else { return nil }
-        let rowBytes = format.minimumStride
-        let sourceStride = chunk.stride > 0 ? Int(chunk.stride) : rowBytes
-        let offset = Int(chunk.offset % max(data.maxsize, 1))
-        let needed = sourceStride * (format.height - 1) + rowBytes
-        guard chunk.stride >= 0, sourceStride >= rowBytes, Int(chunk.size) >= needed,
-              offset + needed <= Int(data.maxsize) else { return nil }
         // A DMA-BUF is read only when the linear modifier was fixated (others are refused in negotiation).
         let dmaBuf = DmaBufAccess(data)
         if dmaBuf != nil, modifier != .fixed(.linear) { return nil }
+        // What may be read: the lender's mapping or the copy path's (no further than the fd's memory goes), or
+        // memory PipeWire handed over mapped (MemPtr), `maxsize`.
+        let lenderMaps = lender?.mappedSize(pwBuffer)
+        let copyMapping = lenderMaps == nil ? copyMappings.readable(pwBuffer) : nil
+        guard let readable = lenderMaps ?? copyMapping?.bytes
+                ?? (data.type == SPA_DATA_MemPtr.rawValue && data.data != nil ? Int(data.maxsize) : nil),
+              readable > 0 else { return nil }
+        let rowBytes = format.minimumStride
+        let sourceStride = chunk.stride > 0 ? Int(chunk.stride) : rowBytes
+        let offset = Int(chunk.offset) % readable
+        let needed = sourceStride * (format.height - 1) + rowBytes
+        // A DMA-BUF's `chunk.size` measures nothing: a producer that cannot know it writes a placeholder
+        // (xdg-desktop-portal-wlr: 9). Its rows are held against the mapping alone.
+        guard chunk.stride >= 0, sourceStride >= rowBytes, dmaBuf != nil || Int(chunk.size) >= needed,
+              offset + needed <= readable else { return nil }
         let crop = BufferMetadata.crop(buffer, width: format.width, height: format.height)
         if let lender, let storage = lender.lend(pwBuffer, offset: offset, byteCount: sourceStride * format.height) {
             outcome = .borrowed
@@ -589,10 +615,9 @@ extension VideoCaptureStream {
             frame.mayBeHeld = lender.canLendAnother
             return frame
         }
-        // The range was checked against `maxsize` above, which is also the size of the lender's mapping.
-        // MAP_BUFFERS maps memfds only: a DMA-BUF is read from the lender's or our own mapping.
-        guard let base = data.data.map(UnsafeRawPointer.init) ?? lender?.mappedData(pwBuffer)
-                ?? dmaBufMappings.data(pwBuffer) else {
+        // The range was checked against `readable` above, the size of the mapping read here.
+        guard let base = (lenderMaps != nil ? lender?.mappedData(pwBuffer) : nil) ?? copyMapping?.data
+                ?? data.data.map(UnsafeRawPointer.init) else {
             return nil
         }
         let byteCount = rowBytes * format.height

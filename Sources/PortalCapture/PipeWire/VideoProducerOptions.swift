@@ -29,6 +29,17 @@ public struct VideoProducerOptions: Sendable, Equatable {
     /// modifier says. A memfd maps like a linear DMA-BUF, so this proves the negotiation and a consumer's
     /// mmap path, not a real device buffer (its sync ioctl answers `ENOTTY`).
     public var dmaBufModifiers: [DRMFormatModifier] = []
+    /// Whether those DMA-BUFs announce their size. False plays xdg-desktop-portal-wlr, which cannot know it:
+    /// `maxsize` 0, and a placeholder `chunk.size` of 9 on every frame (a consumer must take the size from
+    /// the fd).
+    public var dmaBufAnnouncesSize = true
+    /// Whether a consumer can map those DMA-BUFs. False hands out fds open for writing alone, so a read
+    /// mapping fails as it does for a device buffer whose driver refuses CPU access.
+    public var dmaBufMappable = true
+    /// Bytes `maxsize` claims beyond the memfd behind each buffer, and where each chunk then says its picture
+    /// starts (`chunk.offset`): a producer pointing past the end of its buffers, which only the file's real
+    /// size shows (a read past the end of a memfd raises SIGBUS). The picture is still painted at offset 0.
+    public var overstatedBytes = 0
     /// How long before it is queued a frame is stamped (`SPA_META_Header.pts`), in nanoseconds: a compositor
     /// stamps a frame when it composed it, and a loaded machine sends it on later.
     public var presentationLead: UInt64 = 0
@@ -48,6 +59,7 @@ public struct VideoProducerOptions: Sendable, Equatable {
         try Self.validate(format)
         if bufferCount < 2 || bufferCount > 16 { throw .invalidArgument("bufferCount \(bufferCount) (2...16)") }
         if maxCursorSize < 1 || maxCursorSize > 512 { throw .invalidArgument("maxCursorSize \(maxCursorSize) (1...512)") }
+        if overstatedBytes < 0 || overstatedBytes > 1 << 24 { throw .invalidArgument("overstatedBytes \(overstatedBytes) (0...16 MiB)") }
         if presentationLead > 10_000_000_000 { throw .invalidArgument("presentationLead \(presentationLead) ns (at most 10 s)") }
     }
 

@@ -355,12 +355,13 @@ extension VideoProducerStream: StreamHandleOwner, PipeWireCoreObserver {
         for i in 0..<Int(spaBuffer.pointee.n_datas) {
             let d = spaBuffer.pointee.datas.advanced(by: i)
             do {
-                let (fd, mapped) = try memory.allocate(size: size)
-                d.pointee.type = modifier == nil ? SPA_DATA_MemFd.rawValue : SPA_DATA_DmaBuf.rawValue
+                let dmaBuf = modifier != nil
+                let (fd, mapped) = try memory.allocate(size: size, writeOnly: dmaBuf && !options.dmaBufMappable)
+                d.pointee.type = dmaBuf ? SPA_DATA_DmaBuf.rawValue : SPA_DATA_MemFd.rawValue
                 d.pointee.flags = CPW_DATA_FLAG_READWRITE
                 d.pointee.fd = Int64(fd)
                 d.pointee.mapoffset = 0
-                d.pointee.maxsize = UInt32(size)
+                d.pointee.maxsize = dmaBuf && !options.dmaBufAnnouncesSize ? 0 : UInt32(size + options.overstatedBytes)
                 d.pointee.data = mapped
             } catch {
                 lifecycle.end(.streamError(error.description))
@@ -395,16 +396,18 @@ extension VideoProducerStream: StreamHandleOwner, PipeWireCoreObserver {
         guard let spaBuffer = pwBuffer.pointee.buffer, spaBuffer.pointee.n_datas > 0,
               let d = spaBuffer.pointee.datas else { return }
         let stride = format.minimumStride
+        // Our own allocation's size (`maxsize` may say otherwise on purpose: see the options).
         guard let pixels = d.pointee.data, let chunk = d.pointee.chunk,
-              Int(d.pointee.maxsize) >= stride * format.height else { return }
+              let allocated = memory.size(of: pixels), allocated >= stride * format.height else { return }
+        let placeholderSize = d.pointee.type == SPA_DATA_DmaBuf.rawValue && !options.dmaBufAnnouncesSize
         let (corrupt, frozen) = shared.withLock { s in
             defer { s.corruptRemaining = max(0, s.corruptRemaining - 1) }
             return (s.corruptRemaining > 0, s.pixelsFrozen)
         }
         frameNumber &+= 1
         if !frozen { render(pixels, stride, format, frameNumber) }
-        chunk.pointee.offset = 0
-        chunk.pointee.size = frozen ? 0 : UInt32(stride * format.height)
+        chunk.pointee.offset = UInt32(options.overstatedBytes)
+        chunk.pointee.size = frozen ? 0 : placeholderSize ? 9 : UInt32(stride * format.height)
         chunk.pointee.stride = Int32(stride)
         chunk.pointee.flags = corrupt ? Int32(bitPattern: CPW_CHUNK_FLAG_CORRUPTED) : 0
         if let header = spa_buffer_find_meta_data(spaBuffer, SPA_META_Header.rawValue, MemoryLayout<spa_meta_header>.size) {

@@ -257,8 +257,9 @@ final class RecordingSession: Sendable {
             _ = await session.finish(error: nil, keep: false)
             throw .invalidParameter(error.description)
         case .timedOut:
+            let progress = pipeline.startProgress
             _ = await session.finish(error: nil, keep: false)
-            throw .failedToStart(reason: "no frame arrived within \(configuration.firstFrameTimeout) of the portal granting the screen cast")
+            throw .failedToStart(reason: "no frame arrived within \(configuration.firstFrameTimeout) of the portal granting the screen cast: \(progress)")
         }
 
         // A sink failing to open (e.g. the encoder at a size it cannot take) fails the start; it is reported

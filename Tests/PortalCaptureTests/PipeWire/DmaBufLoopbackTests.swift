@@ -9,10 +9,12 @@ import PortalTestSupport
 @Suite("PipeWire DMA-BUF loopback", .tags(.desktop), .enabled(if: TestDesktop.isAvailable), .serialized)
 struct DmaBufLoopbackTests {
     func makeLoop(modifiers: [DRMFormatModifier], name: String, zeroCopy: Bool = true,
-                  consumerDmaBuf: Bool = true) async throws -> VideoLoop {
+                  consumerDmaBuf: Bool = true,
+                  producer: (inout VideoProducerOptions) -> Void = { _ in }) async throws -> VideoLoop {
         let format = VideoFormat(pixelFormat: .bgrx, width: 320, height: 240, frameRate: FrameRate(60))
         var producerOptions = VideoProducerOptions(format: format, nodeName: name)
         producerOptions.dmaBufModifiers = modifiers
+        producer(&producerOptions)
         var options = VideoCaptureOptions()
         options.zeroCopy = zeroCopy
         options.linearDmaBuf = consumerDmaBuf
@@ -82,5 +84,47 @@ struct DmaBufLoopbackTests {
         let stats = loop.consumer.statistics
         #expect(stats.modifier == nil && stats.framesFromDmaBuf == 0, "stats \(stats)")
         #expect(loop.producer.negotiatedModifier == nil)
+    }
+
+    @Test("a linear DMA-BUF that announces no size (maxsize 0, chunk size 9, as xdg-desktop-portal-wlr) is read with the fd's size",
+          arguments: [true, false])
+    func sizelessDmaBufIsRead(zeroCopy: Bool) async throws {
+        let loop = try await makeLoop(modifiers: [.linear], name: "test-dmabuf-sizeless-\(zeroCopy)", zeroCopy: zeroCopy) {
+            $0.dmaBufAnnouncesSize = false
+        }
+        defer { loop.stop() }
+        await expectRightContent(loop)
+        let stats = loop.consumer.statistics
+        #expect(stats.modifier == .linear && stats.refusedModifiers.isEmpty, "stats \(stats)")
+        #expect(stats.framesFromDmaBuf > 0 && stats.skippedInvalid == 0, "stats \(stats)")
+    }
+
+    @Test("a linear DMA-BUF that cannot be mapped is refused, reported, and the stream goes on in shared memory",
+          arguments: [true, false])
+    func unmappableDmaBufIsRefused(zeroCopy: Bool) async throws {
+        let loop = try await makeLoop(modifiers: [.linear], name: "test-dmabuf-unmappable-\(zeroCopy)", zeroCopy: zeroCopy) {
+            $0.dmaBufMappable = false
+        }
+        defer { loop.stop() }
+        await expectRightContent(loop)
+        let stats = loop.consumer.statistics
+        #expect(stats.refusedModifiers == [.linear], "stats \(stats)")
+        #expect(loop.collector.receivedEvents.contains(.dmaBufRefused(.linear)))
+        #expect(stats.modifier == nil && stats.framesFromDmaBuf == 0, "stats \(stats)")
+        #expect(loop.producer.negotiatedModifier == nil, "the producer fell back to memfd buffers")
+    }
+
+    @Test("a memfd buffer whose maxsize and chunk offset point past its end is never read there: its frames are skipped as invalid, no SIGBUS",
+          arguments: [true, false])
+    func overstatedMemfdIsNotReadPastItsEnd(zeroCopy: Bool) async throws {
+        // 320x240 BGRx fills 75 pages exactly; the chunk claims the picture starts a page in, inside maxsize.
+        let loop = try await makeLoop(modifiers: [], name: "test-memfd-overstated-\(zeroCopy)", zeroCopy: zeroCopy) {
+            $0.overstatedBytes = 4096
+        }
+        defer { loop.stop() }
+        let skipped = await eventually(timeout: .seconds(5)) { loop.consumer.statistics.skippedInvalid >= 10 }
+        let stats = loop.consumer.statistics
+        #expect(skipped, "stats \(stats)")
+        #expect(stats.framesDelivered == 0 && loop.collector.summaries.isEmpty, "stats \(stats)")
     }
 }
