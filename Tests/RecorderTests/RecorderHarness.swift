@@ -32,6 +32,10 @@ struct RecorderHarness {
             c.store = RecordingStore(root: root.appendingPathComponent("state/recordings"))
             c.policy = PolicyLocations(systemDirectory: policyDir.path, userFile: userPolicy.path, trustedOwner: getuid())
             c.progressInterval = .milliseconds(200)
+            // These tests are not about how soon the first frame comes: on CI's 2 busy cores one start once
+            // waited past the 10 s default (the error now says how far the stream got). A test of the
+            // timeout sets its own.
+            c.firstFrameTimeout = .seconds(30)
             configure(&c)
         }
     }
