@@ -483,6 +483,7 @@ extension VideoCaptureStream {
         var newestBuffer: UnsafeMutablePointer<spa_buffer>?
         var newestHeader: UnsafeMutablePointer<spa_meta_header>?
         var sawMetadataOnly = false
+        var metadataHeader: UnsafeMutablePointer<spa_meta_header>?
         var cursorChanged = false
         let ended = lifecycle.hasEnded
         for pwBuffer in buffers {
@@ -503,6 +504,7 @@ extension VideoCaptureStream {
             // buffers it sends for a cursor move alone as size 0 and corrupted (there are no pixels to trust).
             if chunk.pointee.size == 0 {
                 sawMetadataOnly = true
+                metadataHeader = header
                 continue
             }
             if (chunk.pointee.flags & Int32(bitPattern: CPW_CHUNK_FLAG_CORRUPTED)) != 0
@@ -545,7 +547,9 @@ extension VideoCaptureStream {
             sequence &+= 1
             frame.cursorBox = cursorBox
             frame.sequence = sequence
-            frame.timestamp = now
+            // Stamped as pixel frames are (the buffer's pts, else the stream's time), never before the frame
+            // it repeats: stamped by arrival, a cursor move could come out later than the next picture.
+            frame.timestamp = max(frame.timestamp, Self.timestamp(header: metadataHeader, stream: stream, now: now))
             lastFrame = frame
             frameCounts.cursorUpdates += 1
             made = frame

@@ -266,4 +266,26 @@ struct VideoLoopbackTests {
         let sequences = frozen.map(\.sequence)
         #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $0 < $1 })
     }
+
+    @Test("cursor-only frames are stamped like pixel frames (the buffer's pts): with a producer stamping 200 ms early, timestamps never step back when pixels resume")
+    func cursorOnlyTimestampsFollowThePts() async throws {
+        let format = VideoFormat(pixelFormat: .bgrx, width: 320, height: 240, frameRate: FrameRate(60))
+        var producerOptions = VideoProducerOptions(format: format, nodeName: "test-loop-cursor-pts")
+        producerOptions.cursorMetadata = true
+        producerOptions.presentationLead = 200_000_000
+        let loop = try await VideoLoop.start(coreName: "pwrecord-test", producer: producerOptions,
+                                             cursor: TestCursor.provider, consumer: VideoCaptureOptions())
+        defer { loop.stop() }
+        #expect(await loop.collector.wait { $0.count >= 5 })
+        loop.producer.setPixelsFrozen(true)
+        let frozenAt = loop.collector.summaries.count
+        #expect(await loop.collector.wait { $0.count >= frozenAt + 10 })
+        loop.producer.setPixelsFrozen(false)
+        let resumedAt = loop.collector.summaries.count
+        #expect(await loop.collector.wait { $0.count >= resumedAt + 10 })
+        let stamps = loop.collector.summaries.map(\.timestamp)
+        let backwards = zip(stamps, stamps.dropFirst()).enumerated().filter { $0.element.1 < $0.element.0 }
+        #expect(backwards.isEmpty, "steps back at \(backwards.map(\.offset)); stats \(loop.consumer.statistics)")
+        #expect(loop.consumer.statistics.cursorUpdates >= 5)
+    }
 }
