@@ -116,11 +116,13 @@ public final class ScreenRecorder: Sendable {
     public var isMicrophoneEnabled: Bool {
         get { state.withLock { $0.microphoneEnabled } }
         set {
-            let session = state.withLock { s -> RecordingSession? in
+            // Applied under the lock (the pipeline's own lock nests inside it, and nothing takes them the other
+            // way round): two switches, or a switch and a start, reach the recording in the order they were
+            // made, so the microphone is never left muted while this says true.
+            state.withLock { s in
                 s.microphoneEnabled = newValue
-                return s.session
+                if let session = s.session, session.recordsMicrophone { session.setMicrophoneMuted(!newValue) }
             }
-            if let session, session.recordsMicrophone { session.setMicrophoneMuted(!newValue) }
         }
     }
 
@@ -288,16 +290,18 @@ public final class ScreenRecorder: Sendable {
                 policyNow: { [monitor] in monitor.policyDecision },
                 onEnd: { [weak self] session, error in self?.sessionEndedByItself(session, error) },
                 onProgress: { [weak self] progress in self?.emit(.progress(progress)) })
-            let (endedEarly, microphoneNow) = state.withLock { s -> (RecordingError??, Bool) in
+            let endedEarly = state.withLock { s -> RecordingError?? in
                 s.session = session
                 s.starting = false
-                let microphoneNow = s.microphoneEnabled
+                // The microphone switched off while the consent dialog was open: muted from the start (under
+                // the lock, like the switch itself).
+                if session.recordsMicrophone && options.microphoneChoice == nil && !s.microphoneEnabled {
+                    session.setMicrophoneMuted(true)
+                }
                 defer { s.endedWhileStarting = nil }
-                guard let ended = s.endedWhileStarting, ended.session === session else { return (nil, microphoneNow) }
-                return (.some(ended.error), microphoneNow)
+                guard let ended = s.endedWhileStarting, ended.session === session else { return nil }
+                return .some(ended.error)
             }
-            // The microphone switched off while the consent dialog was open: muted from the start.
-            if session.recordsMicrophone && options.microphoneChoice == nil && !microphoneNow { session.setMicrophoneMuted(true) }
             emit(.started)
             if let endedEarly { sessionEndedByItself(session, endedEarly) }
             // The policy may have changed while the consent dialog was open: it applies from the start.
