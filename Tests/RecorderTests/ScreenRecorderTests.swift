@@ -101,8 +101,8 @@ struct ScreenRecorderTests {
         }
         #expect(reason.contains("no frame arrived within 2.0 seconds"), "\(reason)")
         #expect(reason.contains("0 buffers received, 0 frames"), "\(reason)")
-        #expect(reason.contains("is paused") || reason.contains("is streaming"), "linked: \(reason)")
-        #expect(ContinuousClock.now - begun < .seconds(6))
+        #expect(["is paused", "is streaming", "is connecting"].contains { reason.contains($0) }, "the stream's state: \(reason)")
+        #expect(ContinuousClock.now - begun < .seconds(20), "the 2 s set, not the harness's 30 s")
         #expect(h.recorder.keptRecording == first)
         #expect(!h.recorder.isRecording)
     }

@@ -291,7 +291,7 @@ public final class CapturePipeline: Sendable {
         let stats = video.statistics
         let node = video.nodeID.map { " (our node \($0))" } ?? ""
         let skipped = stats.framesSkipped > 0
-            ? ", \(stats.framesSkipped) skipped (\(stats.skippedInvalid) invalid, \(stats.skippedCorrupted) corrupted, \(stats.skippedNoStorage) without storage)"
+            ? ", \(stats.framesSkipped) skipped (\(stats.skippedInvalid) invalid, \(stats.skippedCorrupted) corrupted, \(stats.skippedNoStorage) without storage, \(stats.skippedStale) passed over)"
             : ""
         var text = "the video stream\(node) is \(video.state), "
         text += video.currentFormat.map { "format \($0)" } ?? "no format agreed"

@@ -605,7 +605,9 @@ extension VideoCaptureStream {
               readable > 0 else { return nil }
         let rowBytes = format.minimumStride
         let sourceStride = chunk.stride > 0 ? Int(chunk.stride) : rowBytes
-        let offset = Int(chunk.offset) % readable
+        // PipeWire defines the offset modulo `maxsize` (the claimed size): taken modulo what is readable, an
+        // offset past a short memfd's end would wrap back inside it and pass the range check with other bytes.
+        let offset = Int(chunk.offset) % (data.maxsize > 0 ? Int(data.maxsize) : readable)
         let needed = sourceStride * (format.height - 1) + rowBytes
         // A DMA-BUF's `chunk.size` measures nothing: a producer that cannot know it writes a placeholder
         // (xdg-desktop-portal-wlr: 9). Its rows are held against the mapping alone.

@@ -96,7 +96,8 @@ struct DmaBufLoopbackTests {
         await expectRightContent(loop)
         let stats = loop.consumer.statistics
         #expect(stats.modifier == .linear && stats.refusedModifiers.isEmpty, "stats \(stats)")
-        #expect(stats.framesFromDmaBuf > 0 && stats.skippedInvalid == 0, "stats \(stats)")
+        // Before the fix every frame was skipped as invalid; one or two may be while the format settles.
+        #expect(stats.framesFromDmaBuf > 0 && stats.skippedInvalid <= 2, "stats \(stats)")
     }
 
     @Test("a linear DMA-BUF that cannot be mapped is refused, reported, and the stream goes on in shared memory",
@@ -115,11 +116,12 @@ struct DmaBufLoopbackTests {
     }
 
     @Test("a memfd buffer whose maxsize and chunk offset point past its end is never read there: its frames are skipped as invalid, no SIGBUS",
-          arguments: [true, false])
-    func overstatedMemfdIsNotReadPastItsEnd(zeroCopy: Bool) async throws {
-        // 320x240 BGRx fills 75 pages exactly; the chunk claims the picture starts a page in, inside maxsize.
-        let loop = try await makeLoop(modifiers: [], name: "test-memfd-overstated-\(zeroCopy)", zeroCopy: zeroCopy) {
-            $0.overstatedBytes = 4096
+          arguments: [true, false], [4096, 320 * 240 * 4])
+    func overstatedMemfdIsNotReadPastItsEnd(zeroCopy: Bool, overstated: Int) async throws {
+        // 320x240 BGRx fills 75 pages exactly; the chunk claims the picture starts `overstated` bytes in, inside
+        // maxsize. At the memfd's very end the offset must not wrap back to 0 (modulo the readable size).
+        let loop = try await makeLoop(modifiers: [], name: "test-memfd-overstated-\(zeroCopy)-\(overstated)", zeroCopy: zeroCopy) {
+            $0.overstatedBytes = overstated
         }
         defer { loop.stop() }
         let skipped = await eventually(timeout: .seconds(5)) { loop.consumer.statistics.skippedInvalid >= 10 }
